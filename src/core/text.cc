@@ -1,0 +1,162 @@
+#include "core/text.h"
+
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace diagd::text {
+namespace {
+
+constexpr utf8proc_int32_t kReplacement = 0xFFFD;
+
+// Decodes one code point at `s[i]`; returns its length in bytes (at least 1)
+// and sets `*cp` to the code point or -1 when the sequence is ill-formed.
+std::size_t Decode(std::string_view s, std::size_t i, utf8proc_int32_t* cp) {
+  auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
+                            static_cast<utf8proc_ssize_t>(s.size() - i), cp);
+  if (n <= 0) {
+    *cp = -1;
+    return 1;
+  }
+  return static_cast<std::size_t>(n);
+}
+
+void Append(std::string& out, utf8proc_int32_t cp) {
+  utf8proc_uint8_t buf[4];
+  auto n = utf8proc_encode_char(cp, buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+}
+
+bool IsSpace(utf8proc_int32_t cp) {
+  if (cp == ' ' || (cp >= 0x09 && cp <= 0x0D)) return true;
+  if (cp < 0x80) return false;
+  auto category = utf8proc_category(cp);
+  return category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL ||
+         category == UTF8PROC_CATEGORY_ZP || cp == 0x85;
+}
+
+std::string MapWithOptions(std::string_view s, int options) {
+  std::string clean = SanitizeUtf8(s);
+  utf8proc_uint8_t* out = nullptr;
+  auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
+                        static_cast<utf8proc_ssize_t>(clean.size()), &out,
+                        static_cast<utf8proc_option_t>(options));
+  if (n < 0) return clean;  // cannot happen on sanitized input; keep the text
+  std::unique_ptr<utf8proc_uint8_t, decltype(&std::free)> owner(out, &std::free);
+  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    utf8proc_int32_t cp;
+    i += Decode(s, i, &cp);
+    if (cp < 0) return false;
+  }
+  return true;
+}
+
+std::string SanitizeUtf8(std::string_view s) {
+  if (IsValidUtf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    utf8proc_int32_t cp;
+    std::size_t n = Decode(s, i, &cp);
+    if (cp < 0) {
+      Append(out, kReplacement);
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string Nfc(std::string_view s) { return MapWithOptions(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE); }
+
+std::string CaseFold(std::string_view s) {
+  return MapWithOptions(s, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD);
+}
+
+std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return out;
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string CollapseWhitespace(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool pending_space = false;
+  for (std::size_t i = 0; i < s.size();) {
+    utf8proc_int32_t cp;
+    std::size_t n = Decode(s, i, &cp);
+    if (cp >= 0 && IsSpace(cp)) {
+      pending_space = !out.empty();
+    } else {
+      if (pending_space) out.push_back(' ');
+      pending_space = false;
+      if (cp < 0) {
+        Append(out, kReplacement);
+      } else {
+        out.append(s.substr(i, n));
+      }
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::size_t CodePointCount(std::string_view s) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < s.size(); ++count) {
+    utf8proc_int32_t cp;
+    i += Decode(s, i, &cp);
+  }
+  return count;
+}
+
+std::string TruncateCodePoints(std::string_view s, std::size_t max_code_points, bool* truncated) {
+  std::string clean = SanitizeUtf8(s);
+  std::size_t i = 0;
+  std::size_t count = 0;
+  while (i < clean.size() && count < max_code_points) {
+    utf8proc_int32_t cp;
+    i += Decode(clean, i, &cp);
+    ++count;
+  }
+  if (truncated != nullptr) *truncated = i < clean.size();
+  clean.resize(i);
+  return clean;
+}
+
+std::string TruncateBytes(std::string_view s, std::size_t max_bytes, bool* truncated) {
+  // Sanitize first: a replacement character is longer than the byte it
+  // replaces, and the bound must hold for what is returned.
+  std::string clean = SanitizeUtf8(s);
+  std::size_t i = 0;
+  while (i < clean.size()) {
+    utf8proc_int32_t cp;
+    std::size_t n = Decode(clean, i, &cp);
+    if (i + n > max_bytes) break;
+    i += n;
+  }
+  if (truncated != nullptr) *truncated = i < clean.size();
+  clean.resize(i);
+  return clean;
+}
+
+}  // namespace diagd::text

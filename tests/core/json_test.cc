@@ -1,0 +1,32 @@
+#include "core/json.h"
+
+#include <gtest/gtest.h>
+
+namespace diagd::json {
+namespace {
+
+TEST(Json, ParsesOneDocument) {
+  auto v = Parse(R"({"a": [1, "订单"]})");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->at("a").at(1).as_string(), "订单");
+}
+
+TEST(Json, RejectsTrailingContentCommentsAndGarbageWithoutEchoingInput) {
+  EXPECT_FALSE(Parse(R"({"a":1} {"b":2})").has_value());
+  EXPECT_FALSE(Parse(R"({"a":1,})").has_value());
+  EXPECT_FALSE(Parse("// c\n{}").has_value());
+  auto bad = Parse("secret-token-value");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message.find("secret"), std::string::npos);
+}
+
+TEST(Json, CanonicalSortsKeysRecursively) {
+  auto a = Parse(R"({"b": {"y": 1, "x": 2}, "a": [3, {"d": 4, "c": 5}]})");
+  auto b = Parse(R"({"a": [3, {"c": 5, "d": 4}], "b": {"x": 2, "y": 1}})");
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(Canonical(*a), Canonical(*b));
+  EXPECT_EQ(Canonical(*a), R"({"a":[3,{"c":5,"d":4}],"b":{"x":2,"y":1}})");
+}
+
+}  // namespace
+}  // namespace diagd::json
