@@ -1,0 +1,185 @@
+// diagd's configuration: the TOML file of CONTRACT.md section 9 as plain
+// structs, with defaults, environment overrides and validation.
+//
+// A `Config` returned by `ParseConfig`, `LoadConfigFile` or `DefaultConfig` is
+// complete and valid: every key has a value (the documented default when the
+// file does not set it), every relative path and `sqlite:` URL is absolute
+// (resolved against `base_dir`), every model component has a fully resolved
+// endpoint, and every rule of docs/configuration.md holds. Callers never check
+// a value again; they only read it.
+//
+// Errors are values. A bad file, key or value gives an `Error` whose message
+// names the source, the line, the dotted key (or the environment variable) and
+// what was expected, one problem a line, e.g.
+//   diagd.toml:12: harness.max_tool_calls: expected a positive integer, got -1
+// Messages never contain an API key, a bearer token or a URL password.
+//
+// Thread safety: plain values; functions here are pure apart from reading the
+// file or the process environment they are asked to read.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace diagd::config {
+
+// The language prompts are written in.
+enum class Language { kZh, kEn };
+
+enum class ModelProvider { kOpenAi, kOffline };
+
+// The parts of diagd that call a model; each may use its own endpoint.
+enum class ModelComponent {
+  kRouter,
+  kSystemChat,
+  kKnowledgeAnswer,
+  kDiagnosisAgent,
+  kEvidenceRepair,
+  kSemanticGuard,
+};
+
+// Every component, in declaration order.
+inline constexpr ModelComponent kAllModelComponents[] = {
+    ModelComponent::kRouter,          ModelComponent::kSystemChat,
+    ModelComponent::kKnowledgeAnswer, ModelComponent::kDiagnosisAgent,
+    ModelComponent::kEvidenceRepair,  ModelComponent::kSemanticGuard,
+};
+
+// The component's table name under [model]: "router", "system_chat", ...
+const char* ComponentKey(ModelComponent component);
+
+struct ModelEndpoint {
+  ModelProvider provider = ModelProvider::kOpenAi;
+  std::string base_url = "http://127.0.0.1:8000/v1";
+  std::string api_key;  // a secret: never log or echo it
+  std::string name = "qwen2.5-72b-instruct";
+  int timeout_seconds = 60;
+};
+
+struct ModelConfig {
+  // [model], after the DIAGD_MODEL_* environment overrides.
+  ModelEndpoint defaults;
+  // Fully resolved: every component is present, its own [model.X] keys
+  // layered on `defaults`.
+  std::map<ModelComponent, ModelEndpoint> per_component;
+
+  // The endpoint of `component`; `defaults` when `per_component` lacks it
+  // (only possible in a hand-built ModelConfig).
+  const ModelEndpoint& For(ModelComponent component) const;
+};
+
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8080";  // host:port, IPv6 as [::1]:8080
+  std::vector<std::string> auth_tokens;   // secrets; empty = no auth
+  int max_concurrent_runs = 1000;
+  int max_queued_runs = 1000;
+  int64_t max_body_bytes = 65536;
+};
+
+struct StorageConfig {
+  // "sqlite:/abs/path" (absolute after loading) or "postgresql://...".
+  std::string runs = "sqlite:data/diagd.db";
+  // "memory:" or "redis://host[:port][/db]".
+  std::string canonical = "memory:";
+  int canonical_ttl_seconds = 3600;
+};
+
+struct HarnessConfig {
+  int no_gain_threshold = 3;
+  int protocol_violation_threshold = 2;
+  int max_model_calls = 12;
+  int max_tool_calls = 10;
+  int64_t max_total_tokens = 64000;
+  int64_t max_tool_bytes = 1048576;
+  int max_run_seconds = 180;
+};
+
+struct DocumentsToolConfig {
+  enum class Backend { kLocal, kHttp };
+  Backend backend = Backend::kLocal;
+  std::filesystem::path path = "docs";  // absolute after loading
+  std::string url;                      // http(s), required by kHttp
+  int max_evidence = 5;
+  int max_excerpt_chars = 600;
+  int timeout_ms = 10000;
+};
+
+// The only backend is "local" for now, so there is no backend field.
+struct LogsToolConfig {
+  std::filesystem::path path = "logs";  // absolute after loading
+  int default_lookback_minutes = 60;    // <= max_lookback_minutes
+  int max_lookback_minutes = 1440;
+  int max_events = 30;
+  int max_message_chars = 2000;
+  int timeout_ms = 10000;
+};
+
+// One [tools.mysql.datasources.NAME] table.
+struct DatasourceConfig {
+  std::string name;  // [A-Za-z0-9_-]+
+  // "sqlite:/abs/path" (absolute after loading) or
+  // "mysql://user[:pass]@host[:port]/db".
+  std::string url;
+  int max_rows = 30;
+  int timeout_ms = 3000;
+  int max_cell_chars = 1000;
+};
+
+struct ToolsConfig {
+  int max_attempts = 2;  // 1..5
+  DocumentsToolConfig documents;
+  LogsToolConfig logs;
+  std::vector<DatasourceConfig> datasources;  // sorted by name
+};
+
+struct Config {
+  std::optional<WallTime> now;  // a fixed clock, for recorded data
+  Language language = Language::kZh;
+  ServerConfig server;
+  StorageConfig storage;
+  ModelConfig model;
+  HarnessConfig harness;
+  ToolsConfig tools;
+  // The folder relative paths were resolved against (absolute).
+  std::filesystem::path base_dir;
+};
+
+// Environment variables by name. Tests pass their own; only the entry points
+// read the process environment.
+using Environment = std::map<std::string, std::string>;
+
+// The DIAGD_* variables of this process.
+Environment ProcessEnvironment();
+
+// Parses `toml_text`. `source_name` starts every error message; relative
+// paths resolve against `base_dir` (made absolute against the working
+// directory when it is relative). DIAGD_MODEL_BASE_URL, DIAGD_MODEL_API_KEY,
+// DIAGD_MODEL_NAME and DIAGD_MODEL_PROVIDER in `env` override [model].
+Result<Config> ParseConfig(std::string_view toml_text, const std::filesystem::path& base_dir,
+                           const Environment& env, std::string_view source_name = "diagd.toml");
+
+// Reads and parses `file`; relative paths resolve against the file's folder.
+// A missing file is a NotFound error, an unreadable one InvalidArgument.
+Result<Config> LoadConfigFile(const std::filesystem::path& file, const Environment& env);
+
+// The configuration when there is no file at all: every default, paths under
+// `base_dir`, and the environment overrides.
+Result<Config> DefaultConfig(const std::filesystem::path& base_dir, const Environment& env);
+
+// A "host:port" listen address split in two; the host keeps no brackets
+// ("[::1]:8080" gives "::1" and 8080). Nothing when `listen` is not one.
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+};
+std::optional<ListenAddress> ParseListenAddress(std::string_view listen);
+
+}  // namespace diagd::config

@@ -1,0 +1,162 @@
+// ReadToml: the schema of CONTRACT.md section 9, one function per table, each
+// reading its known keys and then rejecting the rest.
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "config/config_parse.h"
+#include "config/config_rules.h"
+#include "config/toml_reader.h"
+
+namespace diagd::config::internal {
+namespace {
+
+constexpr char kComponentHint[] =
+    "[model.X] components are router, system_chat, knowledge_answer, diagnosis_agent, "
+    "evidence_repair, semantic_guard";
+
+void ReadServer(TableReader server, ServerConfig& out) {
+  server.Read("listen", out.listen, CheckListen);
+  server.Read("auth_tokens", out.auth_tokens, CheckToken);
+  server.Read("max_concurrent_runs", out.max_concurrent_runs);
+  server.Read("max_queued_runs", out.max_queued_runs);
+  server.Read("max_body_bytes", out.max_body_bytes);
+  server.RejectUnknownKeys();
+}
+
+void ReadStorage(TableReader storage, StorageConfig& out) {
+  storage.Read("runs", out.runs, CheckRunsUrl);
+  storage.Read("canonical", out.canonical, CheckCanonicalUrl);
+  storage.Read("canonical_ttl_seconds", out.canonical_ttl_seconds);
+  storage.RejectUnknownKeys();
+}
+
+// The endpoint keys shared by [model] and every [model.X].
+void ReadEndpointKeys(TableReader& model, EndpointOverride& out) {
+  if (auto provider = model.ReadChoice("provider", {"openai", "offline"})) {
+    out.provider = *provider == 0 ? ModelProvider::kOpenAi : ModelProvider::kOffline;
+  }
+  model.Read("base_url", out.base_url, CheckHttpUrl);
+  model.Read("api_key", out.api_key, CheckSecret);
+  model.Read("name", out.name, CheckNonEmpty);
+  model.Read("timeout_seconds", out.timeout_seconds);
+}
+
+void ReadModel(TableReader model, FileSettings& out) {
+  ReadEndpointKeys(model, out.model_defaults);
+  for (ModelComponent component : kAllModelComponents) {
+    if (auto table = model.Table(ComponentKey(component))) {
+      EndpointOverride& layer = out.model_components[component];
+      ReadEndpointKeys(*table, layer);
+      table->RejectUnknownKeys();
+    }
+  }
+  model.RejectUnknownKeys(kComponentHint);
+}
+
+void ReadHarness(TableReader harness, HarnessConfig& out) {
+  harness.Read("no_gain_threshold", out.no_gain_threshold);
+  harness.Read("protocol_violation_threshold", out.protocol_violation_threshold);
+  harness.Read("max_model_calls", out.max_model_calls);
+  harness.Read("max_tool_calls", out.max_tool_calls);
+  harness.Read("max_total_tokens", out.max_total_tokens);
+  harness.Read("max_tool_bytes", out.max_tool_bytes);
+  harness.Read("max_run_seconds", out.max_run_seconds);
+  harness.RejectUnknownKeys();
+}
+
+void ReadDocuments(TableReader documents, DocumentsToolConfig& out) {
+  if (auto backend = documents.ReadChoice("backend", {"local", "http"})) {
+    out.backend =
+        *backend == 0 ? DocumentsToolConfig::Backend::kLocal : DocumentsToolConfig::Backend::kHttp;
+  }
+  documents.Read("path", out.path);
+  documents.Read("url", out.url, CheckOptionalHttpUrl);
+  documents.Read("max_evidence", out.max_evidence);
+  documents.Read("max_excerpt_chars", out.max_excerpt_chars);
+  documents.Read("timeout_ms", out.timeout_ms);
+  documents.RejectUnknownKeys();
+}
+
+void ReadLogs(TableReader logs, LogsToolConfig& out) {
+  // "local" is the only backend so far; the key exists so that files written
+  // for later backends fail clearly instead of silently reading local files.
+  logs.ReadChoice("backend", {"local"});
+  logs.Read("path", out.path);
+  logs.Read("default_lookback_minutes", out.default_lookback_minutes);
+  logs.Read("max_lookback_minutes", out.max_lookback_minutes);
+  logs.Read("max_events", out.max_events);
+  logs.Read("max_message_chars", out.max_message_chars);
+  logs.Read("timeout_ms", out.timeout_ms);
+  logs.RejectUnknownKeys();
+}
+
+void ReadDatasources(TableReader datasources, std::vector<DatasourceConfig>& out) {
+  for (const std::string& name : datasources.Keys()) {
+    auto table = datasources.Table(name);
+    if (!table) continue;
+    if (Problem problem = CheckDatasourceName(name)) {
+      datasources.AddProblem(name, *problem);
+    }
+    DatasourceConfig source;
+    source.name = name;
+    table->Read("url", source.url, CheckDatasourceUrl);
+    table->Read("max_rows", source.max_rows);
+    table->Read("timeout_ms", source.timeout_ms);
+    table->Read("max_cell_chars", source.max_cell_chars);
+    table->RejectUnknownKeys();
+    // A datasource with no address cannot be queried; there is no default.
+    if (!table->Has("url")) datasources.AddProblem(name, "missing the required key \"url\"");
+    out.push_back(std::move(source));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DatasourceConfig& a, const DatasourceConfig& b) { return a.name < b.name; });
+}
+
+void ReadTools(TableReader tools, ToolsConfig& out) {
+  tools.Read("max_attempts", out.max_attempts, 1, 5);
+  if (auto documents = tools.Table("documents")) ReadDocuments(*documents, out.documents);
+  if (auto logs = tools.Table("logs")) ReadLogs(*logs, out.logs);
+  if (auto mysql = tools.Table("mysql")) {
+    if (auto datasources = mysql->Table("datasources")) {
+      ReadDatasources(*datasources, out.datasources);
+    }
+    mysql->RejectUnknownKeys();
+  }
+  tools.RejectUnknownKeys();
+}
+
+void ReadRoot(TableReader root, FileSettings& out) {
+  root.Read("now", out.config.now);
+  if (auto language = root.ReadChoice("language", {"zh", "en"})) {
+    out.config.language = *language == 0 ? Language::kZh : Language::kEn;
+  }
+  if (auto server = root.Table("server")) ReadServer(*server, out.config.server);
+  if (auto storage = root.Table("storage")) ReadStorage(*storage, out.config.storage);
+  if (auto model = root.Table("model")) ReadModel(*model, out);
+  if (auto harness = root.Table("harness")) ReadHarness(*harness, out.config.harness);
+  if (auto tools = root.Table("tools")) ReadTools(*tools, out.config.tools);
+  root.RejectUnknownKeys();
+}
+
+}  // namespace
+
+Status ReadToml(std::string_view text, FileSettings& settings, KeyLocations& locations) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view("config"));
+  } catch (const toml::parse_error& error) {
+    Problems problems;
+    problems.Add(locations.At(static_cast<int>(error.source().begin.line)) + "syntax error",
+                 error.description());
+    return problems.ToStatus();
+  } catch (const std::exception& error) {
+    // toml++ documents only parse_error; anything else must still not escape.
+    return Error::Internal(std::string("reading the configuration failed: ") + error.what());
+  }
+  Problems problems;
+  ReadRoot(TableReader(root, "", locations, problems), settings);
+  return problems.ToStatus();
+}
+
+}  // namespace diagd::config::internal
