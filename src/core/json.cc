@@ -1,6 +1,8 @@
 #include "core/json.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <vector>
 
 namespace diagd::json {
@@ -18,49 +20,75 @@ Result<boost::json::value> Parse(std::string_view text) {
   return parser.release();
 }
 
-std::string Serialize(const boost::json::value& value) { return boost::json::serialize(value); }
-
 namespace {
 
-void WriteCanonical(const boost::json::value& value, std::string& out) {
-  if (!value.is_object()) {
-    if (!value.is_array()) {
-      out += boost::json::serialize(value);
-      return;
-    }
-    out.push_back('[');
-    bool first = true;
-    for (const auto& item : value.get_array()) {
-      if (!first) out.push_back(',');
-      first = false;
-      WriteCanonical(item, out);
-    }
-    out.push_back(']');
+// Doubles in their shortest round-trip form ("0.5", "42", "1e+20") rather
+// than Boost's "5E-1": models and people read these, and quotes of numbers
+// must match what they read. Non-finite values have no JSON form: null.
+void WriteDouble(double d, std::string& out) {
+  if (!std::isfinite(d)) {
+    out += "null";
     return;
   }
-  const auto& object = value.get_object();
-  std::vector<const boost::json::key_value_pair*> members;
-  members.reserve(object.size());
-  for (const auto& member : object) members.push_back(&member);
-  std::sort(members.begin(), members.end(),
-            [](const auto* a, const auto* b) { return a->key() < b->key(); });
-  out.push_back('{');
-  bool first = true;
-  for (const auto* member : members) {
-    if (!first) out.push_back(',');
-    first = false;
-    out += boost::json::serialize(boost::json::value(member->key()));
-    out.push_back(':');
-    WriteCanonical(member->value(), out);
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  out.append(buf, ec == std::errc() ? end : buf);
+}
+
+void WriteValue(const boost::json::value& value, std::string& out, bool sorted) {
+  switch (value.kind()) {
+    case boost::json::kind::double_:
+      WriteDouble(value.get_double(), out);
+      return;
+    case boost::json::kind::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& item : value.get_array()) {
+        if (!first) out.push_back(',');
+        first = false;
+        WriteValue(item, out, sorted);
+      }
+      out.push_back(']');
+      return;
+    }
+    case boost::json::kind::object: {
+      const auto& object = value.get_object();
+      std::vector<const boost::json::key_value_pair*> members;
+      members.reserve(object.size());
+      for (const auto& member : object) members.push_back(&member);
+      if (sorted) {
+        std::sort(members.begin(), members.end(),
+                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
+      }
+      out.push_back('{');
+      bool first = true;
+      for (const auto* member : members) {
+        if (!first) out.push_back(',');
+        first = false;
+        out += boost::json::serialize(member->key());
+        out.push_back(':');
+        WriteValue(member->value(), out, sorted);
+      }
+      out.push_back('}');
+      return;
+    }
+    default:
+      out += boost::json::serialize(value);
+      return;
   }
-  out.push_back('}');
 }
 
 }  // namespace
 
+std::string Serialize(const boost::json::value& value) {
+  std::string out;
+  WriteValue(value, out, false);
+  return out;
+}
+
 std::string Canonical(const boost::json::value& value) {
   std::string out;
-  WriteCanonical(value, out);
+  WriteValue(value, out, true);
   return out;
 }
 

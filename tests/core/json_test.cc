@@ -30,3 +30,14 @@ TEST(Json, CanonicalSortsKeysRecursively) {
 
 }  // namespace
 }  // namespace diagd::json
+
+namespace diagd::json {
+namespace {
+
+TEST(Json, WritesDoublesInShortestReadableForm) {
+  boost::json::array numbers{0.5, 42.0, 1e20, 3.14159, std::int64_t{7}};
+  EXPECT_EQ(Serialize(numbers), "[0.5,42,1e+20,3.14159,7]");
+}
+
+}  // namespace
+}  // namespace diagd::json

@@ -1,0 +1,75 @@
+// The canonical invocation store: the truth about every executed tool call,
+// keyed by (run id, tool call id). Evidence checks, the progress snapshot and
+// the user's process are all read from here, never from model context.
+//
+// The interface lives with the tools (its consumers); the in-memory
+// implementation is below, Redis lives in store/.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/clock.h"
+#include "core/mutex.h"
+#include "core/result.h"
+#include "tools/scope.h"
+#include "tools/tool_result.h"
+
+namespace diagd::tools {
+
+struct CanonicalRecord {
+  std::string run_id;
+  std::string tool_call_id;
+  ToolName tool = ToolName::kSearchDocuments;
+  std::string request_json;  // the full business request
+  std::string raw_response;  // what the backend returned, size-capped
+  bool raw_response_truncated = false;
+  Scope scope;
+  ToolResult result;  // canonical; evidence_status ERROR for a failed call
+  std::optional<ToolErrorCode> error_code;
+  std::string error_message;  // QUERY_FAILED only: bounded and credential-free
+};
+
+// Implementations are safe for concurrent use.
+class CanonicalInvocationStore {
+ public:
+  virtual ~CanonicalInvocationStore() = default;
+  // Stores `record` under (record.run_id, record.tool_call_id), replacing any
+  // earlier one.
+  virtual Status Put(CanonicalRecord record) = 0;
+  // The record, or nothing when it was never stored or has expired. An error
+  // only when the store itself failed.
+  virtual Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
+                                                     const std::string& tool_call_id) = 0;
+};
+
+// Records live for `ttl` after they are put. Expired records are dropped
+// lazily, on later puts.
+class MemoryCanonicalStore final : public CanonicalInvocationStore {
+ public:
+  MemoryCanonicalStore(std::chrono::seconds ttl, const Clock& clock) : ttl_(ttl), clock_(clock) {}
+
+  Status Put(CanonicalRecord record) override;
+  Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
+                                             const std::string& tool_call_id) override;
+
+  std::size_t SizeForTest();
+
+ private:
+  struct Entry {
+    CanonicalRecord record;
+    MonoTime expires;
+  };
+  void DropExpired(MonoTime now) REQUIRES(mu_);
+
+  const std::chrono::seconds ttl_;
+  const Clock& clock_;
+  Mutex mu_;
+  std::map<std::pair<std::string, std::string>, Entry> entries_ GUARDED_BY(mu_);
+  std::multimap<MonoTime, std::pair<std::string, std::string>> expiry_ GUARDED_BY(mu_);
+};
+
+}  // namespace diagd::tools

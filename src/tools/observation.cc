@@ -1,0 +1,134 @@
+#include "tools/observation.h"
+
+#include <boost/json.hpp>
+
+#include "core/json.h"
+#include "core/text.h"
+#include "tools/result_json.h"
+
+namespace diagd::tools {
+namespace {
+
+constexpr std::size_t kMaxErrorMessageChars = 200;
+
+// The list key of each tool's result: what is cut when an observation is too
+// large.
+const char* ListKey(ToolName tool) {
+  switch (tool) {
+    case ToolName::kSearchDocuments:
+      return "evidence";
+    case ToolName::kQueryLogs:
+      return "events";
+    case ToolName::kQueryMysql:
+      return "rows";
+  }
+  return "";
+}
+
+boost::json::object Whitelisted(const ToolResult& result) {
+  boost::json::object canonical = CanonicalResultJson(result);
+  boost::json::object view;
+  for (std::string_view key : ObservationWhitelist(ToolOf(result))) {
+    if (auto* value = canonical.if_contains(key)) view[key] = std::move(*value);
+  }
+  return view;
+}
+
+boost::json::array AllowedGains() { return {"GAINED", "NO_GAIN"}; }
+
+}  // namespace
+
+const std::vector<std::string_view>& ObservationWhitelist(ToolName tool) {
+  static const std::vector<std::string_view> kDocuments = {
+      "tool_call_id", "query", "evidence_status", "evidence", "relevance_level", "truncated"};
+  static const std::vector<std::string_view> kLogs = {
+      "tool_call_id", "topic",  "query",    "lookback_minutes",
+      "evidence_status", "events", "truncated"};
+  static const std::vector<std::string_view> kMysql = {
+      "tool_call_id", "datasource", "sql", "params", "evidence_status", "columns", "rows",
+      "truncated"};
+  switch (tool) {
+    case ToolName::kSearchDocuments:
+      return kDocuments;
+    case ToolName::kQueryLogs:
+      return kLogs;
+    case ToolName::kQueryMysql:
+      return kMysql;
+  }
+  return kDocuments;
+}
+
+std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,
+                              std::optional<std::string_view> stop_reason) {
+  boost::json::object view = Whitelisted(result);
+  if (stop_reason) {
+    view["stop_required"] = true;
+    view["reason"] = *stop_reason;
+  }
+  std::string out = json::Serialize(view);
+  auto& items = view[ListKey(ToolOf(result))].as_array();
+  while (out.size() > limits.max_bytes && !items.empty()) {
+    items.pop_back();
+    view["truncated"] = true;
+    out = json::Serialize(view);
+  }
+  return out;
+}
+
+std::string ErrorObservation(std::string_view tool_call_id, ToolErrorCode code,
+                             std::string_view message) {
+  boost::json::object view{{"tool_call_id", tool_call_id},
+                           {"evidence_status", "ERROR"},
+                           {"error_code", ToolErrorCodeString(code)}};
+  if (code == ToolErrorCode::kQueryFailed && !message.empty()) {
+    view["message"] = text::TruncateCodePoints(message, kMaxErrorMessageChars);
+  }
+  return json::Serialize(view);
+}
+
+std::string ProtocolViolationObservation(std::string_view tool_call_id, ViolationType type,
+                                         const std::optional<std::string>& expected_previous_id,
+                                         bool missing_input) {
+  boost::json::object view{{"tool_call_id", tool_call_id},
+                           {"error_code", "INVALID_PROGRESS_PROTOCOL"},
+                           {"repair_required", true},
+                           {"violation_type", ViolationTypeString(type)}};
+  if (type == ViolationType::kMissingPreviousObservation) {
+    view["missing_field"] = "previous_observation";
+  } else if (type == ViolationType::kMalformedEnvelope && missing_input) {
+    view["missing_field"] = "input";
+  }
+  if (expected_previous_id) {
+    view["expected_previous_tool_call_id"] = *expected_previous_id;
+    view["allowed_information_gain"] = AllowedGains();
+  }
+  return json::Serialize(view);
+}
+
+std::string InvalidInputObservation(std::string_view tool_call_id, const InputError& error) {
+  return json::Serialize(boost::json::object{{"tool_call_id", tool_call_id},
+                                             {"error_code", "INVALID_TOOL_INPUT"},
+                                             {"repair_required", true},
+                                             {"field", error.field},
+                                             {"reason", error.reason}});
+}
+
+std::string UnknownToolObservation(std::string_view tool_call_id) {
+  return json::Serialize(
+      boost::json::object{{"tool_call_id", tool_call_id}, {"error_code", "UNKNOWN_TOOL"}});
+}
+
+std::string DuplicateScopeObservation(std::string_view tool_call_id,
+                                      std::string_view duplicate_of_tool_call_id) {
+  return json::Serialize(boost::json::object{{"tool_call_id", tool_call_id},
+                                             {"error_code", "DUPLICATE_SCOPE"},
+                                             {"duplicate_of_tool_call_id",
+                                              duplicate_of_tool_call_id}});
+}
+
+std::string StopObservation(std::string_view tool_call_id, std::string_view stop_reason) {
+  return json::Serialize(boost::json::object{
+      {"tool_call_id", tool_call_id}, {"stop_required", true}, {"reason", stop_reason}});
+}
+
+}  // namespace diagd::tools

@@ -1,0 +1,121 @@
+#include "tools/tool_catalog.h"
+
+#include <boost/json.hpp>
+
+#include "core/json.h"
+#include "core/overloaded.h"
+
+namespace diagd::tools {
+namespace {
+
+struct Descriptions {
+  const char* documents;
+  const char* logs;
+  const char* mysql;
+  const char* previous_observation;
+};
+
+// Descriptions explain what each tool is for and how to grade the previous
+// result; they never mention limits, counters or budgets.
+constexpr Descriptions kZh = {
+    "检索运维手册、Runbook 与技术文档，返回与查询相关的章节摘录。适合查找错误信息的含义、"
+    "已知故障的排查步骤与处理办法。",
+    "按主题查询日志事件（最新在前）。查询语法：空格分隔的词须同时出现；\"带引号的短语\"；"
+    "-词 表示排除；level:ERROR 按级别过滤；service:名称 按服务过滤。lookback_minutes "
+    "为回看分钟数。",
+    "在已配置的数据源上执行一条只读 SQL（SELECT/WITH/SHOW/DESCRIBE/EXPLAIN），参数用 ? "
+    "占位并放在 params 中。",
+    "对上一次返回了证据（EVIDENCE_FOUND）的工具结果的评价：tool_call_id 为该次调用的 "
+    "id；GAINED 表示它带来了确认、排除或缩小假设的新可验证事实，NO_GAIN 表示正确但无用、"
+    "泛泛或重复。该结果尚未评价时必须填写，否则不要填写。",
+};
+
+constexpr Descriptions kEn = {
+    "Search runbooks and technical documents; returns excerpts of the matching sections. Use "
+    "it to learn what an error means and how a known failure is investigated and fixed.",
+    "Query the events of a log topic, newest first. Query language: space-separated terms must "
+    "all appear; \"quoted phrases\"; -term excludes; level:ERROR filters by level; "
+    "service:NAME by service. lookback_minutes is how far back to look.",
+    "Run one read-only SQL statement (SELECT/WITH/SHOW/DESCRIBE/EXPLAIN) on a configured "
+    "datasource, with ? placeholders bound from params.",
+    "Your grade of the last tool result that returned evidence (EVIDENCE_FOUND): tool_call_id "
+    "is that call's id; GAINED when it brought new verifiable facts that confirm, exclude or "
+    "narrow a hypothesis, NO_GAIN when it was correct but useless, generic or repeated. "
+    "Required while that result is ungraded; omit it otherwise.",
+};
+
+std::string EnvelopeSchema(boost::json::object input_schema, const char* previous_description) {
+  boost::json::object previous{
+      {"type", "object"},
+      {"description", previous_description},
+      {"additionalProperties", false},
+      {"required", {"tool_call_id", "information_gain"}},
+      {"properties",
+       {{"tool_call_id", {{"type", "string"}}},
+        {"information_gain", {{"type", "string"}, {"enum", {"GAINED", "NO_GAIN"}}}}}}};
+  boost::json::object envelope{
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", {"input"}},
+      {"properties",
+       {{"previous_observation", std::move(previous)}, {"input", std::move(input_schema)}}}};
+  return json::Serialize(envelope);
+}
+
+}  // namespace
+
+ToolCatalog::ToolCatalog(CatalogOptions options) : options_(std::move(options)) {
+  const Descriptions& d = options_.english ? kEn : kZh;
+  definitions_ = {
+      {"search_documents", d.documents,
+       EnvelopeSchema(documents::InputSchema(), d.previous_observation)},
+      {"query_logs", d.logs, EnvelopeSchema(logs::InputSchema(options_.logs), d.previous_observation)},
+      {"query_mysql", d.mysql,
+       EnvelopeSchema(mysql::InputSchema(options_.mysql), d.previous_observation)},
+  };
+  // Name the configured topics and datasources so the model never has to guess.
+  auto append_names = [](std::string& description, const char* label,
+                         const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    description += label;
+    for (std::size_t i = 0; i < names.size(); ++i) description += (i ? ", " : "") + names[i];
+  };
+  append_names(definitions_[1].description, options_.english ? " Topics: " : " 可用主题：",
+               options_.logs.topics);
+  append_names(definitions_[2].description,
+               options_.english ? " Datasources: " : " 可用数据源：", options_.mysql.datasources);
+}
+
+InputResult<ToolRequest> ToolCatalog::ParseInput(ToolName tool,
+                                                 const boost::json::object& input) const {
+  auto widen = [](auto parsed) -> InputResult<ToolRequest> {
+    if (!parsed) return Unexpected(std::move(parsed).error());
+    return ToolRequest(std::move(*parsed));
+  };
+  switch (tool) {
+    case ToolName::kSearchDocuments:
+      return widen(documents::ParseInput(input));
+    case ToolName::kQueryLogs:
+      return widen(logs::ParseInput(input, options_.logs));
+    case ToolName::kQueryMysql:
+      return widen(mysql::ParseInput(input, options_.mysql));
+  }
+  return InputFailure("input", "UNKNOWN_TOOL");
+}
+
+Scope ToolCatalog::ScopeOf(const ToolRequest& request) {
+  return std::visit(Overloaded{[](const DocumentsRequest& q) { return documents::ScopeOf(q); },
+                               [](const LogsRequest& q) { return logs::ScopeOf(q); },
+                               [](const MysqlRequest& q) { return mysql::ScopeOf(q); }},
+                    request);
+}
+
+ToolName ToolCatalog::ToolOf(const ToolRequest& request) {
+  return std::visit(
+      Overloaded{[](const DocumentsRequest&) { return ToolName::kSearchDocuments; },
+                 [](const LogsRequest&) { return ToolName::kQueryLogs; },
+                 [](const MysqlRequest&) { return ToolName::kQueryMysql; }},
+      request);
+}
+
+}  // namespace diagd::tools

@@ -1,0 +1,165 @@
+// The agent-facing definitions and the business input rules of each tool.
+#include "tools/tool_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "core/json.h"
+
+namespace diagd::tools {
+namespace {
+
+ToolCatalog Catalog(bool english = false) {
+  return ToolCatalog({{{"gateway", "order-service"}, 60, 1440}, {{"orders"}}, english});
+}
+
+// Walks a schema: every object schema is closed and fully typed.
+void ExpectClosedEverywhere(const boost::json::value& schema, const std::string& path) {
+  const auto& object = schema.as_object();
+  ASSERT_TRUE(object.contains("type")) << path << " has no type";
+  if (object.at("type") == "object") {
+    EXPECT_EQ(object.at("additionalProperties"), false) << path;
+    ASSERT_TRUE(object.contains("properties")) << path << " is a generic object";
+    for (const auto& property : object.at("properties").as_object()) {
+      ExpectClosedEverywhere(property.value(), path + "." + std::string(property.key()));
+    }
+  }
+  if (object.at("type") == "array") {
+    ASSERT_TRUE(object.contains("items")) << path;
+    ExpectClosedEverywhere(object.at("items"), path + "[]");
+  }
+}
+
+TEST(ToolCatalog, OffersThreeToolsWithClosedEnvelopeSchemas) {
+  auto catalog = Catalog();
+  ASSERT_EQ(catalog.Definitions().size(), 3u);
+  std::vector<std::string> names;
+  for (const auto& definition : catalog.Definitions()) {
+    names.push_back(definition.name);
+    auto schema = json::Parse(definition.parameters_schema);
+    ASSERT_TRUE(schema.has_value());
+    ExpectClosedEverywhere(*schema, definition.name);
+    const auto& properties = schema->at("properties").as_object();
+    EXPECT_EQ(properties.size(), 2u);
+    EXPECT_EQ(schema->at("required"), boost::json::array{"input"});
+    EXPECT_EQ(properties.at("previous_observation").at("properties").at("information_gain").at(
+                  "enum"),
+              (boost::json::array{"GAINED", "NO_GAIN"}));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"search_documents", "query_logs", "query_mysql"}));
+}
+
+TEST(ToolCatalog, NamesConfiguredTopicsAndDatasourcesAsEnums) {
+  auto catalog = Catalog(true);
+  auto logs = json::Parse(catalog.Definitions()[1].parameters_schema);
+  auto mysql = json::Parse(catalog.Definitions()[2].parameters_schema);
+  EXPECT_EQ(logs->at("properties").at("input").at("properties").at("topic").at("enum"),
+            (boost::json::array{"gateway", "order-service"}));
+  EXPECT_EQ(mysql->at("properties").at("input").at("properties").at("datasource").at("enum"),
+            boost::json::array{"orders"});
+  EXPECT_NE(catalog.Definitions()[1].description.find("gateway, order-service"),
+            std::string::npos);
+}
+
+TEST(ToolCatalog, DescriptionsNeverMentionLimitsOrBudgets) {
+  for (bool english : {false, true}) {
+    ToolCatalog catalog = Catalog(english);
+    for (const auto& definition : catalog.Definitions()) {
+      for (const char* word : {"budget", "threshold", "counter", "预算", "阈值", "计数"}) {
+        EXPECT_EQ(definition.description.find(word), std::string::npos) << word;
+        EXPECT_EQ(definition.parameters_schema.find(word), std::string::npos) << word;
+      }
+    }
+  }
+}
+
+struct InputCase {
+  ToolName tool;
+  const char* input;
+  const char* field;
+  const char* reason;
+};
+
+TEST(ToolCatalog, RejectsBadInputNamingFieldAndReason) {
+  auto catalog = Catalog();
+  const InputCase cases[] = {
+      {ToolName::kSearchDocuments, R"({})", "input.query", "MISSING_FIELD"},
+      {ToolName::kSearchDocuments, R"({"query":""})", "input.query", "EMPTY"},
+      {ToolName::kSearchDocuments, R"({"query":"   "})", "input.query", "EMPTY"},
+      {ToolName::kSearchDocuments, R"({"query":42})", "input.query", "WRONG_TYPE"},
+      {ToolName::kSearchDocuments, R"({"query":"x","top_k":5})", "input.top_k", "UNKNOWN_FIELD"},
+      {ToolName::kQueryLogs, R"({"topic":"gateway"})", "input.query", "MISSING_FIELD"},
+      {ToolName::kQueryLogs, R"({"topic":"nginx","query":""})", "input.topic", "UNKNOWN_TOPIC"},
+      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":-5})",
+       "input.lookback_minutes", "OUT_OF_RANGE"},
+      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":2.5})",
+       "input.lookback_minutes", "WRONG_TYPE"},
+      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":"60"})",
+       "input.lookback_minutes", "WRONG_TYPE"},
+      {ToolName::kQueryMysql, R"({"datasource":"billing","sql":"SELECT 1"})", "input.datasource",
+       "UNKNOWN_DATASOURCE"},
+      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"UPDATE orders SET x=1"})",
+       "input.sql", "NOT_READ_ONLY"},
+      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1; DROP TABLE orders"})",
+       "input.sql", "MULTIPLE_STATEMENTS"},
+      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ? , ?","params":[1]})",
+       "input.params", "PARAM_COUNT_MISMATCH"},
+      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ?","params":[{"a":1}]})",
+       "input.params[0]", "WRONG_TYPE"},
+      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1","params":"x"})",
+       "input.params", "WRONG_TYPE"},
+  };
+  for (const auto& c : cases) {
+    auto input = json::Parse(c.input);
+    ASSERT_TRUE(input.has_value()) << c.input;
+    auto parsed = catalog.ParseInput(c.tool, input->as_object());
+    ASSERT_FALSE(parsed.has_value()) << c.input;
+    EXPECT_EQ(parsed.error().field, c.field) << c.input;
+    EXPECT_EQ(parsed.error().reason, c.reason) << c.input;
+  }
+}
+
+TEST(ToolCatalog, QueryOfFiveHundredCharactersIsAcceptedAndOneMoreIsTooLong) {
+  auto catalog = Catalog();
+  std::string ok;
+  for (int i = 0; i < 500; ++i) ok += "超";
+  EXPECT_TRUE(catalog.ParseInput(ToolName::kSearchDocuments, {{"query", ok}}));
+  auto long_one = catalog.ParseInput(ToolName::kSearchDocuments, {{"query", ok + "时"}});
+  ASSERT_FALSE(long_one);
+  EXPECT_EQ(long_one.error().reason, "TOO_LONG");
+}
+
+TEST(ToolCatalog, UnknownTopicsArePlainNamesWhenTopicsAreNotKnown) {
+  ToolCatalog catalog({{{}, 60, 1440}, {}, false});
+  EXPECT_TRUE(catalog.ParseInput(ToolName::kQueryLogs, {{"topic", "any-topic.v2"}, {"query", ""}}));
+  for (const char* bad : {"../secrets", "a/b", ".hidden", "x y"}) {
+    auto parsed = catalog.ParseInput(ToolName::kQueryLogs, {{"topic", bad}, {"query", ""}});
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().reason, "INVALID_NAME");
+  }
+}
+
+TEST(ToolCatalog, MatchesDatasourceCaseInsensitivelyAndKeepsConfiguredName) {
+  auto parsed = Catalog().ParseInput(
+      ToolName::kQueryMysql,
+      {{"datasource", "ORDERS"}, {"sql", "SELECT * FROM t WHERE a = ? AND b = ?"},
+       {"params", {nullptr, true}}});
+  ASSERT_TRUE(parsed);
+  const auto& request = std::get<MysqlRequest>(*parsed);
+  EXPECT_EQ(request.datasource, "orders");
+  ASSERT_EQ(request.params.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(request.params[0]));
+  EXPECT_EQ(std::get<bool>(request.params[1]), true);
+}
+
+TEST(ToolCatalog, ErrorsNeverEchoTheValue) {
+  auto parsed = Catalog().ParseInput(ToolName::kQueryMysql,
+                                     {{"datasource", "orders"}, {"sql", "DELETE FROM secret_table"}});
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().field.find("secret"), std::string::npos);
+  EXPECT_EQ(parsed.error().reason.find("secret"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace diagd::tools
