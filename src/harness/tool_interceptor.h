@@ -1,0 +1,81 @@
+// The harness tool interceptor: every tool call of the diagnosis model goes
+// through `HandleTurn`, which applies HARNESS.md "Handling one tool call"
+// steps 1 to 7 in that order (see tool_interceptor.cc, `HandleCall`, the
+// single home of that order), writes the model's observation, and traces each
+// decision.
+//
+// One interceptor per run. Thread safety: used by the run's one worker; the
+// tracker it updates may be read concurrently.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/progress_tracker.h"
+#include "harness/trace.h"
+#include "tools/observation.h"
+#include "tools/tool_boundary.h"
+#include "tools/tool_catalog.h"
+
+namespace diagd::harness {
+
+// One tool call as the model asked for it.
+struct ToolCallRequest {
+  std::string tool_call_id;  // unique within the run (the model layer ensures it)
+  std::string tool_name;
+  std::string arguments_json;  // the envelope, as text
+};
+
+// The tool message to send back.
+struct ToolCallResponse {
+  std::string tool_call_id;
+  std::string observation_json;
+};
+
+struct TurnResult {
+  // One response per handled call, in order. When the budget ran out, the
+  // calls from the refused one on have none.
+  std::vector<ToolCallResponse> responses;
+  bool budget_exhausted = false;  // the loop must end with BUDGET_LIMIT_REACHED
+};
+
+struct InterceptorContext {
+  std::string run_id;
+  const tools::ToolCatalog& catalog;
+  const tools::ToolBoundary& boundary;
+  tools::ToolBudget& budget;
+  ProgressTracker& tracker;
+  TraceRecorder& trace;
+  tools::ObservationLimits observation_limits;
+};
+
+class ToolInterceptor {
+ public:
+  explicit ToolInterceptor(InterceptorContext context) : ctx_(std::move(context)) {}
+
+  // Handles the tool calls of one model response one after another. If one
+  // of them brings the stop, the later ones do not run and each gets the same
+  // stop observation; the stop then counts as delivered.
+  // Throws CollectionStoppedError when called after the stop was delivered in
+  // an earlier turn (after tracing the refused calls and COLLECTION_STOPPED).
+  TurnResult HandleTurn(std::span<const ToolCallRequest> calls);
+
+ private:
+  // Steps 1 to 7 for one call. Returns nothing when the budget refused it.
+  std::optional<std::string> HandleCall(const ToolCallRequest& call);
+
+  std::string RejectAsViolation(const ToolCallRequest& call, const char* error_code,
+                                std::optional<tools::ViolationType> violation,
+                                const std::string& repair_observation);
+  std::string RejectForStop(const ToolCallRequest& call, const char* error_code);
+  void TraceEvaluated(const std::string& tool_call_id, tools::ToolName tool,
+                      tools::InformationGain gain, const char* producer,
+                      const ProgressUpdate& update);
+  std::string Execute(const ToolCallRequest& call, tools::ToolName tool,
+                      tools::ToolRequest request, tools::Scope scope, bool* budget_exhausted);
+
+  InterceptorContext ctx_;
+};
+
+}  // namespace diagd::harness
