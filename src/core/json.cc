@@ -1,8 +1,8 @@
 #include "core/json.h"
 
+#include "core/json_writer.h"
+
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <vector>
 
 namespace diagd::json {
@@ -22,23 +22,13 @@ Result<boost::json::value> Parse(std::string_view text) {
 
 namespace {
 
-// Doubles in their shortest round-trip form ("0.5", "42", "1e+20") rather
-// than Boost's "5E-1": models and people read these, and quotes of numbers
-// must match what they read. Non-finite values have no JSON form: null.
-void WriteDouble(double d, std::string& out) {
-  if (!std::isfinite(d)) {
-    out += "null";
-    return;
-  }
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-  out.append(buf, ec == std::errc() ? end : buf);
-}
-
 void WriteValue(const boost::json::value& value, std::string& out, bool sorted) {
   switch (value.kind()) {
+    case boost::json::kind::string:
+      AppendEscaped(value.get_string(), out);
+      return;
     case boost::json::kind::double_:
-      WriteDouble(value.get_double(), out);
+      AppendDouble(value.get_double(), out);
       return;
     case boost::json::kind::array: {
       out.push_back('[');
@@ -53,21 +43,24 @@ void WriteValue(const boost::json::value& value, std::string& out, bool sorted) 
     }
     case boost::json::kind::object: {
       const auto& object = value.get_object();
-      std::vector<const boost::json::key_value_pair*> members;
-      members.reserve(object.size());
-      for (const auto& member : object) members.push_back(&member);
-      if (sorted) {
-        std::sort(members.begin(), members.end(),
-                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
-      }
       out.push_back('{');
       bool first = true;
-      for (const auto* member : members) {
+      auto write_member = [&](const boost::json::key_value_pair& member) {
         if (!first) out.push_back(',');
         first = false;
-        out += boost::json::serialize(member->key());
+        AppendEscaped(member.key(), out);
         out.push_back(':');
-        WriteValue(member->value(), out, sorted);
+        WriteValue(member.value(), out, sorted);
+      };
+      if (sorted) {
+        std::vector<const boost::json::key_value_pair*> members;
+        members.reserve(object.size());
+        for (const auto& member : object) members.push_back(&member);
+        std::sort(members.begin(), members.end(),
+                  [](const auto* a, const auto* b) { return a->key() < b->key(); });
+        for (const auto* member : members) write_member(*member);
+      } else {
+        for (const auto& member : object) write_member(member);
       }
       out.push_back('}');
       return;
@@ -82,6 +75,7 @@ void WriteValue(const boost::json::value& value, std::string& out, bool sorted) 
 
 std::string Serialize(const boost::json::value& value) {
   std::string out;
+  out.reserve(512);
   WriteValue(value, out, false);
   return out;
 }

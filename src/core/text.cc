@@ -11,15 +11,39 @@ namespace {
 constexpr utf8proc_int32_t kReplacement = 0xFFFD;
 
 // Decodes one code point at `s[i]`; returns its length in bytes (at least 1)
-// and sets `*cp` to the code point or -1 when the sequence is ill-formed.
-std::size_t Decode(std::string_view s, std::size_t i, utf8proc_int32_t* cp) {
-  auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                            static_cast<utf8proc_ssize_t>(s.size() - i), cp);
-  if (n <= 0) {
-    *cp = -1;
+// and sets `*cp` to the code point or -1 when the sequence is ill-formed
+// (overlong forms, surrogates and values above U+10FFFF included). Inline
+// and allocation-free: every bounded string passes through here.
+inline std::size_t Decode(std::string_view s, std::size_t i, utf8proc_int32_t* cp) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char b0 = byte(0);
+  if (b0 < 0x80) {
+    *cp = b0;
     return 1;
   }
-  return static_cast<std::size_t>(n);
+  std::size_t left = s.size() - i;
+  auto continuation = [&](std::size_t k) { return k < left && (byte(k) & 0xC0) == 0x80; };
+  if (b0 >= 0xC2 && b0 <= 0xDF && continuation(1)) {
+    *cp = ((b0 & 0x1F) << 6) | (byte(1) & 0x3F);
+    return 2;
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF && continuation(1) && continuation(2)) {
+    utf8proc_int32_t v = ((b0 & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+    if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) {
+      *cp = v;
+      return 3;
+    }
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 && continuation(1) && continuation(2) && continuation(3)) {
+    utf8proc_int32_t v = ((b0 & 0x07) << 18) | ((byte(1) & 0x3F) << 12) |
+                         ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
+    if (v >= 0x10000 && v <= 0x10FFFF) {
+      *cp = v;
+      return 4;
+    }
+  }
+  *cp = -1;
+  return 1;
 }
 
 void Append(std::string& out, utf8proc_int32_t cp) {
@@ -51,6 +75,10 @@ std::string MapWithOptions(std::string_view s, int options) {
 
 bool IsValidUtf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     utf8proc_int32_t cp;
     i += Decode(s, i, &cp);
     if (cp < 0) return false;
@@ -97,6 +125,15 @@ std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+bool IsBlank(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    utf8proc_int32_t cp;
+    i += Decode(s, i, &cp);
+    if (cp < 0 || !IsSpace(cp)) return false;
+  }
+  return true;
+}
+
 std::string CollapseWhitespace(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -130,6 +167,11 @@ std::size_t CodePointCount(std::string_view s) {
 }
 
 std::string TruncateCodePoints(std::string_view s, std::size_t max_code_points, bool* truncated) {
+  // Common case: short enough in bytes, hence in code points, and well formed.
+  if (s.size() <= max_code_points && IsValidUtf8(s)) {
+    if (truncated != nullptr) *truncated = false;
+    return std::string(s);
+  }
   std::string clean = SanitizeUtf8(s);
   std::size_t i = 0;
   std::size_t count = 0;
@@ -141,6 +183,13 @@ std::string TruncateCodePoints(std::string_view s, std::size_t max_code_points, 
   if (truncated != nullptr) *truncated = i < clean.size();
   clean.resize(i);
   return clean;
+}
+
+bool BoundCodePoints(std::string& s, std::size_t max_code_points) {
+  if (s.size() <= max_code_points && IsValidUtf8(s)) return false;
+  bool truncated = false;
+  s = TruncateCodePoints(s, max_code_points, &truncated);
+  return truncated;
 }
 
 std::string TruncateBytes(std::string_view s, std::size_t max_bytes, bool* truncated) {

@@ -34,6 +34,9 @@ std::string AsciiLower(std::string_view s);
 // newlines, U+3000 ideographic space, NBSP, ...) into one ASCII space.
 std::string CollapseWhitespace(std::string_view s);
 
+// True when `s` holds nothing but white space (or nothing).
+bool IsBlank(std::string_view s);
+
 // Number of code points in `s` (ill-formed bytes count one each).
 std::size_t CodePointCount(std::string_view s);
 
@@ -41,6 +44,10 @@ std::size_t CodePointCount(std::string_view s);
 // Sets `*truncated` (when given) to whether anything was cut.
 std::string TruncateCodePoints(std::string_view s, std::size_t max_code_points,
                                bool* truncated = nullptr);
+
+// In place: sanitizes `s` and cuts it to `max_code_points`; returns whether
+// anything was cut. Allocation-free when `s` is already within bounds.
+bool BoundCodePoints(std::string& s, std::size_t max_code_points);
 
 // The longest prefix of `s` of at most `max_bytes` bytes that does not split
 // a code point.

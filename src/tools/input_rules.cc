@@ -27,13 +27,14 @@ Result<void, InputError> CheckKeys(const boost::json::object& input,
 }
 
 InputResult<std::string> ReadString(const boost::json::object& input, std::string_view key,
-                                    std::size_t min_chars, std::size_t max_chars) {
+                                    Blank blank, std::size_t max_chars) {
   const auto* value = input.if_contains(key);
   if (value == nullptr) return InputFailure(InputField(key), "MISSING_FIELD");
   if (!value->is_string()) return InputFailure(InputField(key), "WRONG_TYPE");
   std::string_view s = value->get_string();
-  std::size_t chars = text::CodePointCount(text::CollapseWhitespace(s));
-  if (chars < min_chars) return InputFailure(InputField(key), "EMPTY");
+  if (blank == Blank::kRejected && text::IsBlank(s)) {
+    return InputFailure(InputField(key), "EMPTY");
+  }
   if (text::CodePointCount(s) > max_chars) return InputFailure(InputField(key), "TOO_LONG");
   return std::string(s);
 }

@@ -37,10 +37,12 @@ Result<void, InputError> CheckKeys(const boost::json::object& input,
                                    std::initializer_list<std::string_view> allowed,
                                    std::initializer_list<std::string_view> required);
 
-// A required string of `min_chars..max_chars` code points after trimming
-// (returned as given, not trimmed). `min_chars == 0` allows an empty string.
+enum class Blank { kAllowed, kRejected };
+
+// A required string of at most `max_chars` code points, returned as given.
+// With Blank::kRejected, an empty or all-white-space string is EMPTY.
 InputResult<std::string> ReadString(const boost::json::object& input, std::string_view key,
-                                    std::size_t min_chars, std::size_t max_chars);
+                                    Blank blank, std::size_t max_chars);
 
 // An optional integer (a JSON integer, or a float with no fractional part).
 InputResult<std::optional<std::int64_t>> ReadOptionalInteger(const boost::json::object& input,

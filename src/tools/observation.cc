@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 
 #include "core/json.h"
+#include "core/json_writer.h"
+#include "core/overloaded.h"
 #include "core/text.h"
 #include "tools/result_json.h"
 
@@ -11,27 +13,22 @@ namespace {
 
 constexpr std::size_t kMaxErrorMessageChars = 200;
 
-// The list key of each tool's result: what is cut when an observation is too
-// large.
-const char* ListKey(ToolName tool) {
-  switch (tool) {
-    case ToolName::kSearchDocuments:
-      return "evidence";
-    case ToolName::kQueryLogs:
-      return "events";
-    case ToolName::kQueryMysql:
-      return "rows";
-  }
-  return "";
+std::size_t ItemCount(const ToolResult& result) {
+  return std::visit(Overloaded{[](const DocumentsResult& r) { return r.evidence.size(); },
+                               [](const LogsResult& r) { return r.events.size(); },
+                               [](const MysqlResult& r) { return r.rows.size(); }},
+                    result);
 }
 
-boost::json::object Whitelisted(const ToolResult& result) {
-  boost::json::object canonical = CanonicalResultJson(result);
-  boost::json::object view;
-  for (std::string_view key : ObservationWhitelist(ToolOf(result))) {
-    if (auto* value = canonical.if_contains(key)) view[key] = std::move(*value);
-  }
-  return view;
+std::string WriteObservation(const ToolResult& result, std::size_t max_items,
+                             std::optional<std::string_view> stop_reason) {
+  json::JsonWriter writer;
+  writer.BeginObject();
+  WriteResultMembers(result, ResultView{&ObservationWhitelist(ToolOf(result)), max_items},
+                     writer);
+  if (stop_reason) writer.Key("stop_required").Bool(true).Key("reason").String(*stop_reason);
+  writer.EndObject();
+  return writer.Take();
 }
 
 boost::json::array AllowedGains() { return {"GAINED", "NO_GAIN"}; }
@@ -60,19 +57,22 @@ const std::vector<std::string_view>& ObservationWhitelist(ToolName tool) {
 
 std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,
                               std::optional<std::string_view> stop_reason) {
-  boost::json::object view = Whitelisted(result);
-  if (stop_reason) {
-    view["stop_required"] = true;
-    view["reason"] = *stop_reason;
+  std::size_t items = ItemCount(result);
+  std::string out = WriteObservation(result, items, stop_reason);
+  if (out.size() <= limits.max_bytes || items == 0) return out;
+  // Too large: keep the longest prefix of the list that fits (binary search
+  // over the item count; the size grows with it).
+  std::size_t low = 0, high = items;
+  while (low < high) {
+    std::size_t mid = (low + high + 1) / 2;
+    if (WriteObservation(result, mid, stop_reason).size() <= limits.max_bytes) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
   }
-  std::string out = json::Serialize(view);
-  auto& items = view[ListKey(ToolOf(result))].as_array();
-  while (out.size() > limits.max_bytes && !items.empty()) {
-    items.pop_back();
-    view["truncated"] = true;
-    out = json::Serialize(view);
-  }
-  return out;
+  if (low == items) low = items - 1;  // the full list did not fit
+  return WriteObservation(result, low, stop_reason);
 }
 
 std::string ErrorObservation(std::string_view tool_call_id, ToolErrorCode code,

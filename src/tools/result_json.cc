@@ -1,5 +1,6 @@
 #include "tools/result_json.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "core/overloaded.h"
@@ -10,73 +11,159 @@
 namespace diagd::tools {
 namespace {
 
-boost::json::value OptionalString(const std::optional<std::string>& s) {
-  return s ? boost::json::value(*s) : boost::json::value(nullptr);
+using json::JsonWriter;
+
+void WriteSqlValue(const SqlValue& value, JsonWriter& w) {
+  std::visit(Overloaded{[&](std::monostate) { w.Null(); }, [&](bool b) { w.Bool(b); },
+                        [&](std::int64_t i) { w.Int(i); }, [&](double d) { w.Double(d); },
+                        [&](const std::string& s) { w.String(s); }},
+             value);
 }
 
-boost::json::object Json(const DocumentsResult& r) {
-  boost::json::array evidence;
-  for (const auto& e : r.evidence) {
-    evidence.push_back({{"document_id", e.document_id},
-                        {"source", e.source},
-                        {"title", e.title},
-                        {"breadcrumb", e.breadcrumb},
-                        {"excerpt", e.excerpt}});
+void WriteOptional(const std::optional<std::string>& s, JsonWriter& w) {
+  if (s) {
+    w.String(*s);
+  } else {
+    w.Null();
   }
-  boost::json::object out{{"evidence_status", EvidenceStatusString(r.evidence_status)},
-                          {"tool_call_id", r.tool_call_id},
-                          {"query", r.query},
-                          {"evidence", std::move(evidence)},
-                          {"returned_count", r.returned_count}};
-  if (r.relevance_level) out["relevance_level"] = RelevanceLevelString(*r.relevance_level);
-  out["truncated"] = r.truncated;
-  return out;
 }
 
-boost::json::object Json(const LogsResult& r) {
-  boost::json::array events;
-  for (const auto& e : r.events) {
-    events.push_back({{"timestamp", e.timestamp},
-                      {"level", OptionalString(e.level)},
-                      {"service", OptionalString(e.service)},
-                      {"message", e.message}});
+// The common keys; true when `key` was one of them.
+template <typename R>
+bool WriteCommon(const R& r, std::string_view key, std::size_t items, const ResultView& view,
+                 JsonWriter& w) {
+  if (key == "evidence_status") {
+    w.String(EvidenceStatusString(r.evidence_status));
+  } else if (key == "tool_call_id") {
+    w.String(r.tool_call_id);
+  } else if (key == "returned_count") {
+    w.Int(static_cast<std::int64_t>(r.returned_count));
+  } else if (key == "truncated") {
+    w.Bool(r.truncated || items > view.max_items);
+  } else {
+    return false;
   }
-  return {{"evidence_status", EvidenceStatusString(r.evidence_status)},
-          {"tool_call_id", r.tool_call_id},
-          {"topic", r.topic},
-          {"query", r.query},
-          {"lookback_minutes", r.lookback_minutes},
-          {"events", std::move(events)},
-          {"returned_count", r.returned_count},
-          {"truncated", r.truncated}};
+  return true;
 }
 
-boost::json::object Json(const MysqlResult& r) {
-  boost::json::array params;
-  for (const auto& p : r.params) params.push_back(mysql::SqlValueJson(p));
-  boost::json::array columns;
-  for (const auto& c : r.columns) columns.emplace_back(c);
-  boost::json::array rows;
-  for (const auto& row : r.rows) {
-    boost::json::array cells;
-    for (const auto& cell : row) cells.push_back(mysql::SqlValueJson(cell));
-    rows.push_back(std::move(cells));
+void WriteField(const DocumentsResult& r, std::string_view key, const ResultView& view,
+                JsonWriter& w) {
+  if (key == "relevance_level" && !r.relevance_level) return;  // optional: absent, not null
+  w.Key(key);
+  if (WriteCommon(r, key, r.evidence.size(), view, w)) return;
+  if (key == "query") {
+    w.String(r.query);
+  } else if (key == "relevance_level") {
+    w.String(RelevanceLevelString(*r.relevance_level));
+  } else if (key == "evidence") {
+    w.BeginArray();
+    std::size_t n = std::min(r.evidence.size(), view.max_items);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& e = r.evidence[i];
+      w.BeginObject()
+          .Key("document_id").String(e.document_id)
+          .Key("source").String(e.source)
+          .Key("title").String(e.title)
+          .Key("breadcrumb").String(e.breadcrumb)
+          .Key("excerpt").String(e.excerpt)
+          .EndObject();
+    }
+    w.EndArray();
   }
-  return {{"evidence_status", EvidenceStatusString(r.evidence_status)},
-          {"tool_call_id", r.tool_call_id},
-          {"datasource", r.datasource},
-          {"sql", r.sql},
-          {"params", std::move(params)},
-          {"columns", std::move(columns)},
-          {"rows", std::move(rows)},
-          {"returned_count", r.returned_count},
-          {"truncated", r.truncated}};
+}
+
+void WriteField(const LogsResult& r, std::string_view key, const ResultView& view,
+                JsonWriter& w) {
+  w.Key(key);
+  if (WriteCommon(r, key, r.events.size(), view, w)) return;
+  if (key == "topic") {
+    w.String(r.topic);
+  } else if (key == "query") {
+    w.String(r.query);
+  } else if (key == "lookback_minutes") {
+    w.Int(r.lookback_minutes);
+  } else if (key == "events") {
+    w.BeginArray();
+    std::size_t n = std::min(r.events.size(), view.max_items);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& e = r.events[i];
+      w.BeginObject().Key("timestamp").String(e.timestamp).Key("level");
+      WriteOptional(e.level, w);
+      w.Key("service");
+      WriteOptional(e.service, w);
+      w.Key("message").String(e.message).EndObject();
+    }
+    w.EndArray();
+  }
+}
+
+void WriteField(const MysqlResult& r, std::string_view key, const ResultView& view,
+                JsonWriter& w) {
+  w.Key(key);
+  if (WriteCommon(r, key, r.rows.size(), view, w)) return;
+  if (key == "datasource") {
+    w.String(r.datasource);
+  } else if (key == "sql") {
+    w.String(r.sql);
+  } else if (key == "params") {
+    w.BeginArray();
+    for (const auto& p : r.params) WriteSqlValue(p, w);
+    w.EndArray();
+  } else if (key == "columns") {
+    w.BeginArray();
+    for (const auto& c : r.columns) w.String(c);
+    w.EndArray();
+  } else if (key == "rows") {
+    w.BeginArray();
+    std::size_t n = std::min(r.rows.size(), view.max_items);
+    for (std::size_t i = 0; i < n; ++i) {
+      w.BeginArray();
+      for (const auto& cell : r.rows[i]) WriteSqlValue(cell, w);
+      w.EndArray();
+    }
+    w.EndArray();
+  }
 }
 
 }  // namespace
 
-boost::json::object CanonicalResultJson(const ToolResult& result) {
-  return std::visit([](const auto& r) { return Json(r); }, result);
+const std::vector<std::string_view>& CanonicalKeys(ToolName tool) {
+  static const std::vector<std::string_view> kDocuments = {
+      "evidence_status", "tool_call_id",    "query",    "evidence",
+      "returned_count",  "relevance_level", "truncated"};
+  static const std::vector<std::string_view> kLogs = {
+      "evidence_status", "tool_call_id", "topic",          "query",
+      "lookback_minutes", "events",      "returned_count", "truncated"};
+  static const std::vector<std::string_view> kMysql = {
+      "evidence_status", "tool_call_id", "datasource",     "sql",      "params",
+      "columns",         "rows",         "returned_count", "truncated"};
+  switch (tool) {
+    case ToolName::kSearchDocuments:
+      return kDocuments;
+    case ToolName::kQueryLogs:
+      return kLogs;
+    case ToolName::kQueryMysql:
+      return kMysql;
+  }
+  return kDocuments;
+}
+
+void WriteResultMembers(const ToolResult& result, const ResultView& view,
+                        json::JsonWriter& writer) {
+  const auto& keys = view.keys != nullptr ? *view.keys : CanonicalKeys(ToolOf(result));
+  std::visit(
+      [&](const auto& r) {
+        for (std::string_view key : keys) WriteField(r, key, view, writer);
+      },
+      result);
+}
+
+std::string CanonicalResultText(const ToolResult& result) {
+  json::JsonWriter writer;
+  writer.BeginObject();
+  WriteResultMembers(result, ResultView{}, writer);
+  writer.EndObject();
+  return writer.Take();
 }
 
 boost::json::object RequestJson(const ToolRequest& request) {

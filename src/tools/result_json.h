@@ -1,16 +1,40 @@
-// JSON forms of canonical results: the full canonical JSON (CONTRACT.md
-// section 2, what the canonical store keeps) and the request JSON. The model
-// view is built from these by `observation.h`'s whitelist.
+// JSON forms of canonical results. A view of a result is a list of its keys:
+// the canonical view (CONTRACT.md section 2, what the canonical store keeps)
+// lists them all; the model observation lists only its whitelist
+// (observation.h). Both are written by the same per-key writers, so a key
+// absent from a list cannot appear in that view.
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "core/json_writer.h"
 #include "tools/tool_request.h"
 #include "tools/tool_result.h"
 
 namespace diagd::tools {
 
-boost::json::object CanonicalResultJson(const ToolResult& result);
+// Every key of a canonical result of `tool`, in contract order.
+const std::vector<std::string_view>& CanonicalKeys(ToolName tool);
+
+struct ResultView {
+  const std::vector<std::string_view>* keys = nullptr;  // which keys, in this order
+  // Items of the result's list (evidence, events, rows) beyond this are left
+  // out, and `truncated` is then written as true.
+  std::size_t max_items = std::numeric_limits<std::size_t>::max();
+};
+
+// Writes the view's members (without braces) into the open object of `writer`.
+void WriteResultMembers(const ToolResult& result, const ResultView& view,
+                        json::JsonWriter& writer);
+
+// The canonical JSON text of `result`.
+std::string CanonicalResultText(const ToolResult& result);
+
 boost::json::object RequestJson(const ToolRequest& request);
 
 }  // namespace diagd::tools

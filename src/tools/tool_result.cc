@@ -10,9 +10,7 @@ namespace {
 
 // Cuts `s` to `max_chars` code points; records a cut in `truncated`.
 void BoundText(std::string& s, std::size_t max_chars, bool& truncated) {
-  bool cut = false;
-  s = text::TruncateCodePoints(s, max_chars, &cut);
-  truncated = truncated || cut;
+  if (text::BoundCodePoints(s, max_chars)) truncated = true;
 }
 
 template <typename T>
@@ -57,7 +55,7 @@ void Canonicalize(ToolResult& result, const ResultLimits& limits) {
       Overloaded{
           [&](DocumentsResult& r) {
             std::erase_if(r.evidence, [](const DocumentEvidence& e) {
-              return text::CollapseWhitespace(e.excerpt).empty();
+              return text::IsBlank(e.excerpt);
             });
             BoundList(r.evidence, limits.max_evidence, r.truncated);
             for (auto& e : r.evidence) BoundText(e.excerpt, limits.max_excerpt_chars, r.truncated);
@@ -66,7 +64,7 @@ void Canonicalize(ToolResult& result, const ResultLimits& limits) {
           },
           [&](LogsResult& r) {
             std::erase_if(r.events, [](const LogEvent& e) {
-              return text::CollapseWhitespace(e.message).empty();
+              return text::IsBlank(e.message);
             });
             BoundList(r.events, limits.max_events, r.truncated);
             for (auto& e : r.events) BoundText(e.message, limits.max_message_chars, r.truncated);

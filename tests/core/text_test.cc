@@ -32,6 +32,19 @@ TEST(Text, TruncatesOnCodePointBoundaries) {
   EXPECT_TRUE(truncated);
 }
 
+TEST(Text, BlankAndInPlaceBound) {
+  EXPECT_TRUE(IsBlank(" \t\u3000"));
+  EXPECT_TRUE(IsBlank(""));
+  EXPECT_FALSE(IsBlank(" x "));
+  std::string s = "订单超时";
+  EXPECT_FALSE(BoundCodePoints(s, 4));
+  EXPECT_TRUE(BoundCodePoints(s, 3));
+  EXPECT_EQ(s, "订单超");
+  std::string overlong = "\xC0\xAF";  // an overlong "/"
+  EXPECT_FALSE(IsValidUtf8(overlong));
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));  // a surrogate
+}
+
 TEST(Text, ReplacesIllFormedBytes) {
   std::string bad = "ok\xff\xfe";
   EXPECT_FALSE(IsValidUtf8(bad));

@@ -42,7 +42,7 @@ TEST(RagEvidence, SerializedKeepsBoundedEvidenceAndNormalizedRelevanceOnly) {
   ToolResult result = Projected(kUpstream, "HikariPool 连接池");
   std::get<DocumentsResult>(result).tool_call_id = "call_3";
   Canonicalize(result, ResultLimits{});
-  std::string canonical = json::Serialize(CanonicalResultJson(result));
+  std::string canonical = CanonicalResultText(result);
   std::string observation = ResultObservation(result, ObservationLimits{});
   for (const std::string& text : {canonical, observation}) {
     for (const char* forbidden :

@@ -9,7 +9,7 @@ namespace diagd::tools::documents {
 
 InputResult<DocumentsRequest> ParseInput(const boost::json::object& input) {
   if (auto keys = CheckKeys(input, {"query"}, {"query"}); !keys) return Unexpected(keys.error());
-  auto query = ReadString(input, "query", 1, kMaxQueryChars);
+  auto query = ReadString(input, "query", Blank::kRejected, kMaxQueryChars);
   if (!query) return Unexpected(query.error());
   return DocumentsRequest{std::move(*query)};
 }

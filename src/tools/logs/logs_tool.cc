@@ -26,7 +26,7 @@ InputResult<LogsRequest> ParseInput(const boost::json::object& input, const Logs
       !keys) {
     return Unexpected(keys.error());
   }
-  auto topic = ReadString(input, "topic", 1, kMaxTopicChars);
+  auto topic = ReadString(input, "topic", Blank::kRejected, kMaxTopicChars);
   if (!topic) return Unexpected(topic.error());
   if (!rules.topics.empty()) {
     if (std::find(rules.topics.begin(), rules.topics.end(), *topic) == rules.topics.end()) {
@@ -35,7 +35,7 @@ InputResult<LogsRequest> ParseInput(const boost::json::object& input, const Logs
   } else if (!IsPlainName(*topic)) {
     return InputFailure(InputField("topic"), "INVALID_NAME");
   }
-  auto query = ReadString(input, "query", 0, kMaxQueryChars);
+  auto query = ReadString(input, "query", Blank::kAllowed, kMaxQueryChars);
   if (!query) return Unexpected(query.error());
   auto lookback = ReadOptionalInteger(input, "lookback_minutes");
   if (!lookback) return Unexpected(lookback.error());

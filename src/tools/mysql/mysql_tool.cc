@@ -58,11 +58,11 @@ InputResult<MysqlRequest> ParseInput(const boost::json::object& input, const Mys
   if (auto keys = CheckKeys(input, {"datasource", "sql", "params"}, {"datasource", "sql"}); !keys) {
     return Unexpected(keys.error());
   }
-  auto datasource_text = ReadString(input, "datasource", 1, 128);
+  auto datasource_text = ReadString(input, "datasource", Blank::kRejected, 128);
   if (!datasource_text) return Unexpected(datasource_text.error());
   auto datasource = MatchDatasource(*datasource_text, rules);
   if (!datasource) return Unexpected(datasource.error());
-  auto sql_text = ReadString(input, "sql", 1, kMaxSqlBytes);
+  auto sql_text = ReadString(input, "sql", Blank::kRejected, kMaxSqlBytes);
   if (!sql_text) return Unexpected(sql_text.error());
   auto classification = sql::ClassifyStatement(*sql_text, kMaxSqlBytes);
   if (!classification.ok()) {

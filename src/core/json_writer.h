@@ -1,0 +1,49 @@
+// A streaming JSON writer for the hot paths (observations, canonical
+// results): no document is built, nothing is allocated but the output. The
+// caller keeps the nesting balanced; keys and strings must be UTF-8.
+//
+// Thread safety: one writer per thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace diagd::json {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::size_t reserve = 1024) { out_.reserve(reserve); }
+
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view key);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Int(std::int64_t value);
+  JsonWriter& Double(double value);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Null();
+
+  const std::string& str() const { return out_; }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  void Separate();
+
+  std::string out_;
+  // Per open container: whether the next value needs a comma before it.
+  std::vector<bool> needs_comma_;
+  bool after_key_ = false;
+};
+
+// Appends `s` as a JSON string literal (quotes, backslashes and control
+// characters escaped; other bytes as is).
+void AppendEscaped(std::string_view s, std::string& out);
+// Appends `d` in its shortest round-trip form ("0.5", "42"); null when not
+// finite.
+void AppendDouble(double d, std::string& out);
+
+}  // namespace diagd::json
