@@ -36,23 +36,15 @@ boost::json::array AllowedGains() { return {"GAINED", "NO_GAIN"}; }
 }  // namespace
 
 const std::vector<std::string_view>& ObservationWhitelist(ToolName tool) {
-  static const std::vector<std::string_view> kDocuments = {
-      "tool_call_id", "query", "evidence_status", "evidence", "relevance_level", "truncated"};
-  static const std::vector<std::string_view> kLogs = {
-      "tool_call_id", "topic",  "query",    "lookback_minutes",
-      "evidence_status", "events", "truncated"};
-  static const std::vector<std::string_view> kMysql = {
-      "tool_call_id", "datasource", "sql", "params", "evidence_status", "columns", "rows",
-      "truncated"};
-  switch (tool) {
-    case ToolName::kSearchDocuments:
-      return kDocuments;
-    case ToolName::kQueryLogs:
-      return kLogs;
-    case ToolName::kQueryMysql:
-      return kMysql;
-  }
-  return kDocuments;
+  static const PerTool<std::vector<std::string_view>> kWhitelist = {
+      .documents = {"tool_call_id", "query", "evidence_status", "evidence", "relevance_level",
+                    "truncated"},
+      .logs = {"tool_call_id", "topic", "query", "lookback_minutes", "evidence_status", "events",
+               "truncated"},
+      .mysql = {"tool_call_id", "datasource", "sql", "params", "evidence_status", "columns",
+                "rows", "truncated"},
+  };
+  return kWhitelist.For(tool);
 }
 
 std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,

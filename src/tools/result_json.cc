@@ -128,24 +128,15 @@ void WriteField(const MysqlResult& r, std::string_view key, const ResultView& vi
 }  // namespace
 
 const std::vector<std::string_view>& CanonicalKeys(ToolName tool) {
-  static const std::vector<std::string_view> kDocuments = {
-      "evidence_status", "tool_call_id",    "query",    "evidence",
-      "returned_count",  "relevance_level", "truncated"};
-  static const std::vector<std::string_view> kLogs = {
-      "evidence_status", "tool_call_id", "topic",          "query",
-      "lookback_minutes", "events",      "returned_count", "truncated"};
-  static const std::vector<std::string_view> kMysql = {
-      "evidence_status", "tool_call_id", "datasource",     "sql",      "params",
-      "columns",         "rows",         "returned_count", "truncated"};
-  switch (tool) {
-    case ToolName::kSearchDocuments:
-      return kDocuments;
-    case ToolName::kQueryLogs:
-      return kLogs;
-    case ToolName::kQueryMysql:
-      return kMysql;
-  }
-  return kDocuments;
+  static const PerTool<std::vector<std::string_view>> kKeys = {
+      .documents = {"evidence_status", "tool_call_id", "query", "evidence", "returned_count",
+                    "relevance_level", "truncated"},
+      .logs = {"evidence_status", "tool_call_id", "topic", "query", "lookback_minutes", "events",
+               "returned_count", "truncated"},
+      .mysql = {"evidence_status", "tool_call_id", "datasource", "sql", "params", "columns",
+                "rows", "returned_count", "truncated"},
+  };
+  return kKeys.For(tool);
 }
 
 void WriteResultMembers(const ToolResult& result, const ResultView& view,

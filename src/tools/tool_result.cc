@@ -21,8 +21,20 @@ void BoundList(std::vector<T>& items, std::size_t max_items, bool& truncated) {
   }
 }
 
-EvidenceStatus StatusFor(bool has_items) {
-  return has_items ? EvidenceStatus::kEvidenceFound : EvidenceStatus::kNoEvidence;
+// Drops items whose text is blank (nothing to cite), then bounds the list
+// and each item's text.
+template <typename Item>
+void BoundItems(std::vector<Item>& items, std::string Item::*text_field, std::size_t max_items,
+                std::size_t max_chars, bool& truncated) {
+  std::erase_if(items, [&](const Item& item) { return text::IsBlank(item.*text_field); });
+  BoundList(items, max_items, truncated);
+  for (auto& item : items) BoundText(item.*text_field, max_chars, truncated);
+}
+
+template <typename R>
+void SetCountAndStatus(R& r, std::size_t items) {
+  r.returned_count = items;
+  r.evidence_status = items > 0 ? EvidenceStatus::kEvidenceFound : EvidenceStatus::kNoEvidence;
 }
 
 }  // namespace
@@ -54,24 +66,17 @@ void Canonicalize(ToolResult& result, const ResultLimits& limits) {
   std::visit(
       Overloaded{
           [&](DocumentsResult& r) {
-            std::erase_if(r.evidence, [](const DocumentEvidence& e) {
-              return text::IsBlank(e.excerpt);
-            });
-            BoundList(r.evidence, limits.max_evidence, r.truncated);
-            for (auto& e : r.evidence) BoundText(e.excerpt, limits.max_excerpt_chars, r.truncated);
-            r.returned_count = r.evidence.size();
-            r.evidence_status = StatusFor(!r.evidence.empty());
+            BoundItems(r.evidence, &DocumentEvidence::excerpt, limits.max_evidence,
+                       limits.max_excerpt_chars, r.truncated);
+            SetCountAndStatus(r, r.evidence.size());
           },
           [&](LogsResult& r) {
-            std::erase_if(r.events, [](const LogEvent& e) {
-              return text::IsBlank(e.message);
-            });
-            BoundList(r.events, limits.max_events, r.truncated);
-            for (auto& e : r.events) BoundText(e.message, limits.max_message_chars, r.truncated);
-            r.returned_count = r.events.size();
-            r.evidence_status = StatusFor(!r.events.empty());
+            BoundItems(r.events, &LogEvent::message, limits.max_events, limits.max_message_chars,
+                       r.truncated);
+            SetCountAndStatus(r, r.events.size());
           },
           [&](MysqlResult& r) {
+            // A row is usable whatever its cells hold: none is dropped.
             BoundList(r.rows, limits.max_rows, r.truncated);
             for (auto& row : r.rows) {
               for (auto& cell : row) {
@@ -80,8 +85,7 @@ void Canonicalize(ToolResult& result, const ResultLimits& limits) {
                 }
               }
             }
-            r.returned_count = r.rows.size();
-            r.evidence_status = StatusFor(!r.rows.empty());
+            SetCountAndStatus(r, r.rows.size());
           },
       },
       result);

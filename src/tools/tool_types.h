@@ -15,6 +15,17 @@ enum class ToolName {
 inline constexpr ToolName kAllTools[] = {ToolName::kSearchDocuments, ToolName::kQueryLogs,
                                          ToolName::kQueryMysql};
 const char* ToolNameString(ToolName tool);
+
+// One value per tool, looked up by name: for tables such as key lists.
+template <typename T>
+struct PerTool {
+  T documents;
+  T logs;
+  T mysql;
+  const T& For(ToolName tool) const {
+    return tool == ToolName::kQueryLogs ? logs : tool == ToolName::kQueryMysql ? mysql : documents;
+  }
+};
 std::optional<ToolName> ParseToolName(std::string_view name);
 
 enum class EvidenceStatus {
