@@ -133,7 +133,6 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
                                      tools::ToolRequest request, tools::Scope scope,
                                      bool* budget_exhausted) {
   const std::string& id = call.tool_call_id;
-  std::string scope_identity = scope.identity;
   auto executed = ctx_.boundary.Execute(
       tools::ToolCall{ctx_.run_id, id, std::move(request), std::move(scope)}, ctx_.budget);
   if (!executed) {
@@ -141,16 +140,16 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
     return {};
   }
   const tools::CanonicalRecord& record = executed->record;
-  EvidenceStatus status = tools::EvidenceStatusOf(record.result);
-  ctx_.tracker.RecordCompleted(tool, scope_identity, id, status);
+  tools::ControlView control = tools::ControlViewOf(record);
+  EvidenceStatus status = control.evidence_status;
+  ctx_.tracker.RecordCompleted(tool, control.scope->identity, id, status);
   ctx_.trace.Record(TraceEventType::kToolCallCompleted,
                     {{"tool_call_id", id},
                      {"tool", std::string(tools::ToolNameString(tool))},
-                     {"scope_summary", record.scope.summary},
+                     {"scope_summary", control.scope->summary},
                      {"evidence_status", std::string(tools::EvidenceStatusString(status))},
-                     {"returned_count",
-                      static_cast<std::int64_t>(tools::ReturnedCountOf(record.result))},
-                     {"truncated", tools::TruncatedOf(record.result)},
+                     {"returned_count", static_cast<std::int64_t>(control.returned_count)},
+                     {"truncated", control.truncated},
                      {"duration_ms", static_cast<std::int64_t>(executed->duration.count())}});
 
   switch (status) {

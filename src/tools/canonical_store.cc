@@ -2,6 +2,18 @@
 
 namespace diagd::tools {
 
+ControlView ControlViewOf(const CanonicalRecord& record) {
+  ControlView view;
+  view.evidence_status = EvidenceStatusOf(record.result);
+  view.returned_count = ReturnedCountOf(record.result);
+  view.truncated = TruncatedOf(record.result);
+  if (const auto* documents = std::get_if<DocumentsResult>(&record.result)) {
+    view.relevance_level = documents->relevance_level;
+  }
+  view.scope = &record.scope;
+  return view;
+}
+
 Status MemoryCanonicalStore::Put(CanonicalRecord record) {
   MonoTime now = clock_.Monotonic();
   auto key = std::make_pair(record.run_id, record.tool_call_id);

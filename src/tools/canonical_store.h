@@ -33,6 +33,19 @@ struct CanonicalRecord {
   std::string error_message;  // QUERY_FAILED only: bounded and credential-free
 };
 
+// What the harness reads of an executed call (seeds/000 "Harness Control
+// View"): status, counts, truncation, relevance and scope identity. Derived
+// from the same canonical record as the model observation; never shown to
+// the model.
+struct ControlView {
+  EvidenceStatus evidence_status = EvidenceStatus::kError;
+  std::size_t returned_count = 0;
+  bool truncated = false;
+  std::optional<RelevanceLevel> relevance_level;
+  const Scope* scope = nullptr;  // borrowed from the record
+};
+ControlView ControlViewOf(const CanonicalRecord& record);
+
 // Implementations are safe for concurrent use.
 class CanonicalInvocationStore {
  public:

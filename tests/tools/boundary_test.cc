@@ -149,3 +149,25 @@ TEST(MemoryCanonicalStore, ExpiresRecordsAfterTheTtl) {
 
 }  // namespace
 }  // namespace diagd::tools
+
+namespace diagd::tools {
+namespace {
+
+TEST(ControlView, ReadsStatusCountsRelevanceAndScopeFromTheRecord) {
+  CanonicalRecord record;
+  DocumentsResult documents;
+  documents.evidence.push_back({"d1", "a.md", "t", "t", "连接池耗尽"});
+  documents.relevance_level = RelevanceLevel::kReference;
+  record.result = documents;
+  Canonicalize(record.result, ResultLimits{});
+  record.scope = {"[\"search_documents\",\"q\"]", "q"};
+  ControlView view = ControlViewOf(record);
+  EXPECT_EQ(view.evidence_status, EvidenceStatus::kEvidenceFound);
+  EXPECT_EQ(view.returned_count, 1u);
+  EXPECT_FALSE(view.truncated);
+  EXPECT_EQ(view.relevance_level, RelevanceLevel::kReference);
+  EXPECT_EQ(view.scope->identity, "[\"search_documents\",\"q\"]");
+}
+
+}  // namespace
+}  // namespace diagd::tools
