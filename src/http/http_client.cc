@@ -1,0 +1,111 @@
+#include "http/http_client.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+
+namespace diagd::http {
+namespace {
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct Sink {
+  std::string body;
+  std::size_t limit = 0;
+  bool too_large = false;
+};
+
+std::size_t Write(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  std::size_t bytes = size * count;
+  if (sink->body.size() + bytes > sink->limit) {
+    sink->too_large = true;
+    return 0;  // makes curl abort the transfer
+  }
+  sink->body.append(data, bytes);
+  return bytes;
+}
+
+FailureKind KindOf(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+      return FailureKind::kConnect;
+    case CURLE_OPERATION_TIMEDOUT:
+      return FailureKind::kTimeout;
+    default:
+      return FailureKind::kOther;
+  }
+}
+
+}  // namespace
+
+std::string RedactUrl(const std::string& url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  auto host_start = scheme + 3;
+  auto path = url.find('/', host_start);
+  auto at = url.rfind('@', path == std::string::npos ? std::string::npos : path);
+  if (at == std::string::npos || at < host_start) return url;
+  return url.substr(0, host_start) + "***@" + url.substr(at + 1);
+}
+
+Result<Response, Failure> Send(const Request& request) {
+  GlobalInit();
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
+  if (!curl) return Unexpected(Failure{FailureKind::kOther, "cannot create an HTTP handle"});
+  CURL* h = curl.get();
+
+  curl_slist* header_list = nullptr;
+  for (const auto& [name, value] : request.headers) {
+    header_list = curl_slist_append(header_list, (name + ": " + value).c_str());
+  }
+  // Some servers wait for "100 Continue" on large POSTs; never ask for it.
+  header_list = curl_slist_append(header_list, "Expect:");
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(header_list,
+                                                                      &curl_slist_free_all);
+  Sink sink;
+  sink.limit = request.max_response_bytes;
+
+  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (request.method != "GET") {
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // timeouts without signals: safe in threads
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &Write);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+
+  CURLcode code = curl_easy_perform(h);
+  if (sink.too_large) {
+    return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});
+  }
+  if (code != CURLE_OK) return Unexpected(Failure{KindOf(code), curl_easy_strerror(code)});
+
+  Response response;
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type != nullptr) response.content_type = content_type;
+  response.body = std::move(sink.body);
+  return response;
+}
+
+}  // namespace diagd::http

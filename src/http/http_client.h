@@ -1,0 +1,53 @@
+// Outbound HTTP over libcurl: the one client the model provider and upstream
+// retrieval services are reached with. Synchronous; each call honours its
+// own timeout and response-size cap.
+//
+// Thread safety: `Send` is safe for concurrent use.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace diagd::http {
+
+struct Request {
+  std::string method = "POST";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{10000};       // the whole exchange
+  std::chrono::milliseconds connect_timeout{3000};
+  std::size_t max_response_bytes = 8 * 1024 * 1024;
+};
+
+struct Response {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+enum class FailureKind {
+  kConnect,   // could not connect (refused, DNS, TLS): a retry may help
+  kTimeout,   // no complete answer in time
+  kTooLarge,  // the answer exceeded max_response_bytes
+  kOther,     // anything else (malformed URL, protocol error)
+};
+
+struct Failure {
+  FailureKind kind = FailureKind::kOther;
+  // curl's short description; never the URL (it may carry credentials).
+  std::string message;
+};
+
+// A response with any status is a value; only transport failures are errors.
+Result<Response, Failure> Send(const Request& request);
+
+// `url` without a `user:password@` part, for messages and logs.
+std::string RedactUrl(const std::string& url);
+
+}  // namespace diagd::http
