@@ -1,0 +1,81 @@
+// The model seam: one chat completion with tools, as every component of
+// diagd uses it (router, system chat, knowledge answer, diagnosis agent,
+// evidence repair, semantic guard). Implementations: the OpenAI-compatible
+// client (openai_client.h), the offline rule-based provider, and the scripted
+// model of tests (testing/scripted_model.h).
+//
+// Thread safety: implementations are shared by concurrent runs and must be
+// safe for concurrent use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/result.h"
+
+namespace diagd::model {
+
+using Component = config::ModelComponent;
+
+// "ROUTER", "SYSTEM_CHAT", "KNOWLEDGE_ANSWER", "DIAGNOSIS_AGENT",
+// "EVIDENCE_REPAIR", "SEMANTIC_GUARD": the wire and trace name.
+const char* ComponentName(Component component);
+
+enum class Role { kSystem, kUser, kAssistant, kTool };
+const char* RoleName(Role role);
+
+struct ToolCall {
+  std::string id;         // may be empty or repeated as a provider sent it
+  std::string name;
+  std::string arguments;  // JSON text, as the model wrote it
+};
+
+struct Message {
+  Role role = Role::kUser;
+  std::string content;               // may be empty for an assistant with tool calls
+  std::vector<ToolCall> tool_calls;  // assistant only
+  std::string tool_call_id;          // tool only
+};
+
+// A function the model may call; `parameters_schema` is JSON Schema text.
+struct FunctionTool {
+  std::string name;
+  std::string description;
+  std::string parameters_schema;
+};
+
+struct Usage {
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t total_tokens = 0;
+};
+
+struct ChatRequest {
+  Component component = Component::kDiagnosisAgent;
+  std::vector<Message> messages;
+  std::vector<FunctionTool> tools;  // empty: no tools offered
+};
+
+struct ChatResponse {
+  Message message;             // role kAssistant
+  std::optional<Usage> usage;  // absent when the provider reported none
+};
+
+class ChatModel {
+ public:
+  virtual ~ChatModel() = default;
+  // One completion. Errors: UNAVAILABLE (unreachable, 5xx or 429 after the
+  // bounded retries), DEADLINE_EXCEEDED (no answer in time), INVALID_ARGUMENT
+  // (the provider refused the request: 4xx), INTERNAL (the answer is not a
+  // chat completion: not JSON, no choices...). Messages never hold the API key
+  // or a prompt.
+  virtual Result<ChatResponse> Complete(const ChatRequest& request) = 0;
+  // How outputs name this model: "offline (rule-based, not an LLM)" or the
+  // configured model name.
+  virtual std::string Label(Component component) const = 0;
+};
+
+}  // namespace diagd::model
