@@ -19,6 +19,8 @@ const char* TraceEventTypeString(TraceEventType type) {
       return "PROGRESS_EVALUATED";
     case TraceEventType::kCollectionStopped:
       return "COLLECTION_STOPPED";
+    case TraceEventType::kProgressRecordUnverified:
+      return "PROGRESS_RECORD_UNVERIFIED";
     case TraceEventType::kAgentOutputRejected:
       return "AGENT_OUTPUT_REJECTED";
     case TraceEventType::kReleaseDecided:

@@ -24,6 +24,7 @@ enum class TraceEventType {
   kToolRequestRejected,
   kProgressEvaluated,
   kCollectionStopped,
+  kProgressRecordUnverified,  // beyond CONTRACT.md §7: a completed call whose record is no fact
   kAgentOutputRejected,
   kReleaseDecided,
   kRunFinished,

@@ -1,0 +1,31 @@
+#include "harness/model_interceptor.h"
+
+namespace diagd::harness {
+
+Result<ModelCallResult> ModelInterceptor::Call(const model::ChatRequest& request) {
+  if (auto admitted = budget_.AdmitModelCall(request.component); !admitted) {
+    return admitted.error();
+  }
+  auto response = model_.Complete(request);
+  if (!response) return std::move(response).error();
+
+  ModelCallResult result;
+  const auto& usage = response->usage;
+  result.component_round = ledger_.Record(request.component, usage);
+  std::vector<TraceField> fields{
+      {"component", std::string(model::ComponentName(request.component))},
+      {"component_round", static_cast<std::int64_t>(result.component_round)},
+      {"usage_available", usage.has_value()}};
+  if (usage) {
+    fields.push_back({"input_tokens", usage->input_tokens});
+    fields.push_back({"output_tokens", usage->output_tokens});
+    fields.push_back({"total_tokens", usage->total_tokens});
+    budget_.ChargeTokens(usage->total_tokens);
+    result.total_tokens = usage->total_tokens;
+  }
+  trace_.Record(TraceEventType::kModelCall, std::move(fields));
+  result.response = std::move(*response);
+  return result;
+}
+
+}  // namespace diagd::harness

@@ -1,0 +1,43 @@
+// The harness model interceptor: every model call of a run, whatever its
+// component, goes through `Call`. In order: the budget admits it (or the call
+// is never made); the model is called; the provider's usage is recorded once,
+// into the ledger (a MODEL_CALL trace event with the component round) and
+// into the budget total, from the same numbers.
+//
+// Thread safety: one per run, used by the run's worker.
+#pragma once
+
+#include <optional>
+
+#include "harness/model_call_ledger.h"
+#include "harness/run_budget.h"
+#include "harness/trace.h"
+#include "model/chat_model.h"
+
+namespace diagd::harness {
+
+struct ModelCallResult {
+  model::ChatResponse response;
+  int component_round = 0;
+  std::optional<std::int64_t> total_tokens;  // absent when usage was not reported
+};
+
+class ModelInterceptor {
+ public:
+  ModelInterceptor(model::ChatModel& model, RunBudget& budget, ModelCallLedger& ledger,
+                   TraceRecorder& trace)
+      : model_(model), budget_(budget), ledger_(ledger), trace_(trace) {}
+
+  // RESOURCE_EXHAUSTED when the budget refused (no call made); the model's
+  // own error when it failed (not audited: a call that got no response is not
+  // a made call).
+  Result<ModelCallResult> Call(const model::ChatRequest& request);
+
+ private:
+  model::ChatModel& model_;
+  RunBudget& budget_;
+  ModelCallLedger& ledger_;
+  TraceRecorder& trace_;
+};
+
+}  // namespace diagd::harness

@@ -1,0 +1,71 @@
+// The hard budgets of one run (HARNESS.md "Budgets and accounting"): model
+// calls, tool calls, total tokens, tool bytes and wall time. Every model call
+// of the run counts, whatever its component; the diagnosis agent is refused
+// while granting it would leave fewer than `reserved_release_calls` for
+// release's repair and semantic guard, so a verified conclusion is never
+// starved of its checks.
+//
+// Thread safety: safe for concurrent use (the server reads usage while the
+// run spends).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "core/clock.h"
+#include "core/mutex.h"
+#include "core/result.h"
+#include "model/chat_model.h"
+#include "tools/tool_boundary.h"
+
+namespace diagd::harness {
+
+struct BudgetLimits {
+  int max_model_calls = 12;
+  int max_tool_calls = 10;
+  std::int64_t max_total_tokens = 64000;
+  std::int64_t max_tool_bytes = 1048576;
+  std::chrono::seconds max_run_time{180};
+  int reserved_release_calls = 2;  // EVIDENCE_REPAIR + SEMANTIC_GUARD
+};
+
+struct BudgetUsage {
+  int model_calls = 0;
+  int tool_calls = 0;
+  std::int64_t total_tokens = 0;
+  std::int64_t tool_bytes = 0;
+  std::chrono::milliseconds elapsed{0};
+};
+
+class RunBudget final : public tools::ToolBudget {
+ public:
+  // The run's clock starts now.
+  RunBudget(BudgetLimits limits, const Clock& clock);
+
+  // Admits one model call of `component` (and counts it), or
+  // RESOURCE_EXHAUSTED naming the budget that refused.
+  Status AdmitModelCall(model::Component component);
+  // Adds a made call's reported tokens to the run total.
+  void ChargeTokens(std::int64_t tokens);
+
+  // tools::ToolBudget
+  Status AdmitToolCall() override;
+  void ChargeToolBytes(std::size_t bytes) override;
+
+  BudgetUsage Usage() const;
+  const BudgetLimits& limits() const { return limits_; }
+
+ private:
+  Status CheckTimeAndTokens() const REQUIRES(mu_);
+
+  const BudgetLimits limits_;
+  const Clock& clock_;
+  const MonoTime start_;
+  mutable Mutex mu_;
+  int model_calls_ GUARDED_BY(mu_) = 0;
+  int tool_calls_ GUARDED_BY(mu_) = 0;
+  std::int64_t total_tokens_ GUARDED_BY(mu_) = 0;
+  std::int64_t tool_bytes_ GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace diagd::harness
