@@ -1,0 +1,117 @@
+#include "agent/diagnosis_agent.h"
+
+#include "agent/prompts.h"
+#include "agent/tool_call_ids.h"
+#include "harness/model_interceptor.h"
+#include "harness/tool_interceptor.h"
+
+namespace diagd::agent {
+namespace {
+
+using harness::StopReason;
+using harness::TraceEventType;
+
+std::vector<model::FunctionTool> OfferedTools(const tools::ToolCatalog& catalog) {
+  std::vector<model::FunctionTool> offered;
+  for (const auto& definition : catalog.Definitions()) {
+    offered.push_back({definition.name, definition.description, definition.parameters_schema});
+  }
+  return offered;
+}
+
+// How one turn of the loop ended.
+enum class TurnEnd { kContinue, kFinalMessage, kStopped, kBudget, kFailed };
+
+}  // namespace
+
+DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
+    harness::RunContext& run, const std::string& question,
+    const std::vector<model::Message>& history) const {
+  DiagnosisAgentExecution execution;
+  harness::ModelInterceptor model_calls(deps_.model, run.budget(), run.ledger(), run.trace());
+  harness::ToolInterceptor tool_calls({run.run_id(), deps_.catalog, deps_.boundary, run.budget(),
+                                       run.tracker(), run.trace(), deps_.observation_limits});
+  model::ChatRequest request;
+  request.component = model::Component::kDiagnosisAgent;
+  request.tools = OfferedTools(deps_.catalog);
+  request.messages.push_back({model::Role::kSystem, DiagnosisSystemPrompt(deps_.language), {}, {}});
+  for (const auto& turn : history) request.messages.push_back(turn);
+  request.messages.push_back({model::Role::kUser, question, {}, {}});
+
+  ToolCallIdAssigner ids;
+  std::optional<std::string> final_text;
+  TurnEnd end = TurnEnd::kContinue;
+  while (end == TurnEnd::kContinue) {
+    auto called = model_calls.Call(request);
+    if (!called) {
+      if (called.error().code == ErrorCode::kResourceExhausted) {
+        end = TurnEnd::kBudget;
+      } else {
+        execution.failure = called.error();
+        end = TurnEnd::kFailed;
+      }
+      break;
+    }
+    model::Message message = std::move(called->response.message);
+    message.role = model::Role::kAssistant;
+    ids.Assign(message.tool_calls);
+    AgentStep step{called->component_round, called->total_tokens, {}};
+    for (const auto& call : message.tool_calls) step.tool_call_ids.push_back(call.id);
+    execution.steps.push_back(std::move(step));
+
+    if (message.tool_calls.empty()) {
+      final_text = std::move(message.content);
+      end = TurnEnd::kFinalMessage;
+      break;
+    }
+    std::vector<harness::ToolCallRequest> calls;
+    for (const auto& call : message.tool_calls) calls.push_back({call.id, call.name, call.arguments});
+    request.messages.push_back(std::move(message));
+    try {
+      harness::TurnResult turn = tool_calls.HandleTurn(calls);
+      for (auto& response : turn.responses) {
+        request.messages.push_back(
+            {model::Role::kTool, std::move(response.observation_json), {}, response.tool_call_id});
+      }
+      if (turn.budget_exhausted) end = TurnEnd::kBudget;
+    } catch (...) {
+      // The one exception that crosses the loop on purpose; anything else is
+      // an internal failure, reported without its text.
+      if (harness::FindCollectionStopped(std::current_exception())) {
+        end = TurnEnd::kStopped;
+      } else {
+        execution.failure = Error::Internal("the diagnosis loop failed");
+        end = TurnEnd::kFailed;
+      }
+    }
+  }
+
+  if (end == TurnEnd::kBudget) {
+    execution.stop_reason = StopReason::kBudgetLimitReached;
+  } else {
+    execution.stop_reason = run.tracker().stop_reason();
+  }
+  if (execution.stop_reason && run.tracker().ClaimCollectionStoppedTrace()) {
+    run.trace().Record(TraceEventType::kCollectionStopped,
+                       {{"stop_reason", std::string(StopReasonString(*execution.stop_reason))}});
+  }
+  execution.snapshot =
+      harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(), deps_.store, run.trace());
+
+  if (final_text) {
+    auto draft = ParseDraft(*final_text);
+    if (draft) {
+      execution.draft = std::move(*draft);
+    } else {
+      // Discarded whole: only a fixed category and a byte count are kept.
+      execution.rejected_output = OutputRejection{draft.error(), final_text->size()};
+      run.trace().Record(TraceEventType::kAgentOutputRejected,
+                         {{"failure_category", std::string(DraftRejectionString(draft.error()))},
+                          {"output_bytes", static_cast<std::int64_t>(final_text->size())},
+                          {"has_publishable_progress", execution.snapshot.HasObservedFacts()}});
+    }
+  }
+  return execution;
+}
+
+}  // namespace diagd::agent
