@@ -79,6 +79,7 @@ void ResolvePaths(Config& config) {
   const std::filesystem::path& base = config.base_dir;
   config.storage.runs = ResolveSqliteUrl(base, config.storage.runs);
   config.tools.documents.path = Resolve(base, config.tools.documents.path);
+  config.tools.documents.cache_path = Resolve(base, config.tools.documents.cache_path);
   config.tools.logs.path = Resolve(base, config.tools.logs.path);
   for (DatasourceConfig& source : config.tools.datasources) {
     source.url = ResolveSqliteUrl(base, source.url);

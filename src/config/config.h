@@ -106,6 +106,8 @@ struct DocumentsToolConfig {
   enum class Backend { kLocal, kHttp };
   Backend backend = Backend::kLocal;
   std::filesystem::path path = "docs";  // absolute after loading
+  // The local backend's index (never inside `path`); absolute after loading.
+  std::filesystem::path cache_path = "data/cache";
   std::string url;                      // http(s), required by kHttp
   int max_evidence = 5;
   int max_excerpt_chars = 600;

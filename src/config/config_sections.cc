@@ -71,6 +71,7 @@ void ReadDocuments(TableReader documents, DocumentsToolConfig& out) {
         *backend == 0 ? DocumentsToolConfig::Backend::kLocal : DocumentsToolConfig::Backend::kHttp;
   }
   documents.Read("path", out.path);
+  documents.Read("cache_path", out.cache_path);
   documents.Read("url", out.url, CheckOptionalHttpUrl);
   documents.Read("max_evidence", out.max_evidence);
   documents.Read("max_excerpt_chars", out.max_excerpt_chars);

@@ -124,6 +124,7 @@ TEST(Config, DefaultsWithNoFile) {
   EXPECT_EQ(config.tools.max_attempts, 2);
   EXPECT_EQ(config.tools.documents.backend, DocumentsToolConfig::Backend::kLocal);
   EXPECT_EQ(config.tools.documents.path, "/etc/diagd/docs");
+  EXPECT_EQ(config.tools.documents.cache_path, "/etc/diagd/data/cache");
   EXPECT_EQ(config.tools.documents.url, "");
   EXPECT_EQ(config.tools.documents.max_evidence, 5);
   EXPECT_EQ(config.tools.documents.max_excerpt_chars, 600);
