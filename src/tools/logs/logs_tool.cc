@@ -7,9 +7,6 @@
 #include "core/text.h"
 
 namespace diagd::tools::logs {
-namespace {
-
-constexpr std::size_t kMaxTopicChars = 128;
 
 bool IsPlainName(std::string_view name) {
   if (name.empty() || name.size() > kMaxTopicChars || name.front() == '.') return false;
@@ -18,8 +15,6 @@ bool IsPlainName(std::string_view name) {
            c == '.' || c == '_' || c == '-';
   });
 }
-
-}  // namespace
 
 InputResult<LogsRequest> ParseInput(const boost::json::object& input, const LogsRules& rules) {
   if (auto keys = CheckKeys(input, {"topic", "query", "lookback_minutes"}, {"topic", "query"});

@@ -3,6 +3,7 @@
 
 #include <boost/json/fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/input_rules.h"
@@ -12,6 +13,12 @@
 namespace diagd::tools::logs {
 
 inline constexpr std::size_t kMaxQueryChars = 500;
+inline constexpr std::size_t kMaxTopicChars = 128;
+
+// A topic is a plain file name: [A-Za-z0-9._-], not starting with a dot, at
+// most kMaxTopicChars. The one rule, used by input validation and by the
+// backend, so no path can ever be smuggled in.
+bool IsPlainName(std::string_view name);
 
 struct LogsRules {
   std::vector<std::string> topics;  // the known topics; empty when not known

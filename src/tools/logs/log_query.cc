@@ -1,0 +1,202 @@
+#include "tools/logs/log_query.h"
+
+#include <algorithm>
+
+#include "core/text.h"
+#include "tools/logs/log_line.h"
+
+namespace diagd::tools::logs {
+namespace {
+
+// Terms are separated by ASCII white space and U+3000 (the ideographic
+// space a Chinese input method types).
+std::size_t SeparatorLength(std::string_view s, std::size_t i) {
+  char c = s[i];
+  if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') return 1;
+  if (s.substr(i, 3) == "\xE3\x80\x80") return 3;
+  return 0;
+}
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != prefix[i]) return false;
+  }
+  return true;
+}
+
+class Tokenizer {
+ public:
+  explicit Tokenizer(std::string_view text) : s_(text) {}
+
+  void SkipSeparators() {
+    while (i_ < s_.size()) {
+      std::size_t n = SeparatorLength(s_, i_);
+      if (n == 0) return;
+      i_ += n;
+    }
+  }
+  bool AtEnd() const { return i_ >= s_.size(); }
+  bool AtSeparatorOrEnd() const { return AtEnd() || SeparatorLength(s_, i_) > 0; }
+  bool Eat(char c) {
+    if (AtEnd() || s_[i_] != c) return false;
+    ++i_;
+    return true;
+  }
+  bool EatNoCase(std::string_view prefix) {
+    if (!StartsWithNoCase(s_.substr(i_), prefix)) return false;
+    i_ += prefix.size();
+    return true;
+  }
+  // A quoted phrase (`\"` and `\\` escape inside it) or a bare word up to
+  // the next separator.
+  Result<std::string> Value() {
+    if (!Eat('"')) {
+      std::size_t start = i_;
+      while (!AtSeparatorOrEnd()) ++i_;
+      return std::string(s_.substr(start, i_ - start));
+    }
+    std::string phrase;
+    while (!AtEnd()) {
+      char c = s_[i_++];
+      if (c == '"') return phrase;
+      if (c == '\\' && !AtEnd() && (s_[i_] == '"' || s_[i_] == '\\')) c = s_[i_++];
+      phrase.push_back(c);
+    }
+    return Error::InvalidArgument("unterminated quote in query");
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+Result<FieldClause> ReadField(Tokenizer& tokens, bool negated, bool is_level) {
+  auto value = tokens.Value();
+  if (!value) return Unexpected(value.error());
+  FieldClause clause;
+  clause.negated = negated;
+  std::string_view rest = *value;
+  while (!rest.empty()) {
+    std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    clause.values.push_back(is_level ? NormalizeLevelText(item) : text::CaseFold(item));
+  }
+  if (clause.values.empty()) {
+    return Error::InvalidArgument(is_level ? "level: needs a value, e.g. level:ERROR"
+                                           : "service: needs a value, e.g. service:gateway");
+  }
+  return clause;
+}
+
+bool ClausesMatch(const std::vector<FieldClause>& clauses, std::string_view name) {
+  return std::all_of(clauses.begin(), clauses.end(), [&](const FieldClause& clause) {
+    bool listed = !name.empty() && std::find(clause.values.begin(), clause.values.end(), name) !=
+                                       clause.values.end();
+    return listed != clause.negated;
+  });
+}
+
+}  // namespace
+
+bool IsFoldStable(char32_t cp) {
+  return (cp >= 0x2010 && cp <= 0x2027) ||  // dashes, quotes, ellipsis: — “ ” …
+         (cp >= 0x2030 && cp <= 0x205E) ||  // per mille, primes, ※
+         (cp >= 0x3000 && cp <= 0x303F) ||  // CJK symbols and punctuation: 、。「」
+         (cp >= 0x3400 && cp <= 0x4DBF) ||  // CJK unified ideographs extension A
+         (cp >= 0x4E00 && cp <= 0x9FFF) ||  // CJK unified ideographs
+         (cp >= 0xAC00 && cp <= 0xD7A3) ||  // Hangul syllables
+         (cp >= 0xFF01 && cp <= 0xFF20) ||  // fullwidth punctuation and digits: ，：（）
+         (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65);
+}
+
+Result<LogQuery> ParseLogQuery(std::string_view text) {
+  LogQuery query;
+  Tokenizer tokens(text);
+  for (tokens.SkipSeparators(); !tokens.AtEnd(); tokens.SkipSeparators()) {
+    bool negated = tokens.Eat('-');
+    if (negated && tokens.AtSeparatorOrEnd()) {
+      return Error::InvalidArgument("'-' must be followed by a term to exclude, e.g. -healthcheck");
+    }
+    if (tokens.EatNoCase("level:")) {
+      auto clause = ReadField(tokens, negated, /*is_level=*/true);
+      if (!clause) return Unexpected(clause.error());
+      query.levels.push_back(std::move(*clause));
+      continue;
+    }
+    if (tokens.EatNoCase("service:")) {
+      auto clause = ReadField(tokens, negated, /*is_level=*/false);
+      if (!clause) return Unexpected(clause.error());
+      query.services.push_back(std::move(*clause));
+      continue;
+    }
+    auto value = tokens.Value();
+    if (!value) return Unexpected(value.error());
+    if (value->empty()) continue;  // "" constrains nothing
+    (negated ? query.excluded : query.required).push_back(text::CaseFold(*value));
+  }
+  return query;
+}
+
+bool LevelMatches(const LogQuery& query, std::string_view level) {
+  return ClausesMatch(query.levels, level);
+}
+
+bool ServiceMatches(const LogQuery& query, std::string_view folded_service) {
+  return ClausesMatch(query.services, folded_service);
+}
+
+void MessageMatcher::Fold(std::string_view text) {
+  // ASCII folds to its lower case and fold-stable code points to themselves;
+  // anything else takes the full Unicode fold the terms were given, so both
+  // sides are compared in one form.
+  folded_.resize(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+    unsigned char b0 = byte(0);
+    if (b0 < 0x80) {
+      folded_[i] = (b0 >= 'A' && b0 <= 'Z') ? static_cast<char>(b0 - 'A' + 'a') : text[i];
+      ++i;
+      continue;
+    }
+    // Every fold-stable code point is encoded in three bytes.
+    if ((b0 & 0xF0) == 0xE0 && i + 2 < text.size() && (byte(1) & 0xC0) == 0x80 &&
+        (byte(2) & 0xC0) == 0x80) {
+      char32_t cp = ((b0 & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
+      if (IsFoldStable(cp)) {
+        folded_.replace(i, 3, text.substr(i, 3));
+        i += 3;
+        continue;
+      }
+    }
+    folded_ = text::CaseFold(text);
+    return;
+  }
+}
+
+bool MessageMatcher::HasAllRequired() const {
+  return std::all_of(query_.required.begin(), query_.required.end(), [this](const auto& term) {
+    return std::string_view(folded_).find(term) != std::string_view::npos;
+  });
+}
+
+bool MessageMatcher::Matches(std::string_view message) {
+  if (!query_.HasTextTerms()) return true;
+  Fold(message);
+  if (!HasAllRequired()) return false;
+  return std::none_of(query_.excluded.begin(), query_.excluded.end(), [this](const auto& term) {
+    return std::string_view(folded_).find(term) != std::string_view::npos;
+  });
+}
+
+bool MessageMatcher::MayMatch(std::string_view text) {
+  if (query_.required.empty()) return true;
+  Fold(text);
+  return HasAllRequired();
+}
+
+}  // namespace diagd::tools::logs
