@@ -1,0 +1,75 @@
+#include "wiring/tool_set.h"
+
+#include "tools/documents/http_documents_adapter.h"
+#include "tools/documents/local_documents_adapter.h"
+#include "tools/logs/local_logs_adapter.h"
+#include "tools/mysql/mysql_adapter.h"
+#include "tools/tool_settings.h"
+
+namespace diagd::wiring {
+namespace {
+
+Error KeyError(const char* key, const Error& cause) {
+  return Error::InvalidArgument(std::string(key) + ": " + cause.message);
+}
+
+Result<std::unique_ptr<tools::ToolAdapter>> OpenDocuments(const config::Config& config,
+                                                          const Clock& clock) {
+  const auto& documents = config.tools.documents;
+  if (documents.backend == config::DocumentsToolConfig::Backend::kHttp) {
+    return std::unique_ptr<tools::ToolAdapter>(std::make_unique<tools::documents::HttpDocumentsAdapter>(
+        tools::documents::HttpDocumentsOptions{
+            documents.url, static_cast<std::size_t>(documents.max_excerpt_chars),
+            std::chrono::milliseconds(documents.timeout_ms)},
+        clock));
+  }
+  auto local = tools::documents::LocalDocumentsAdapter::Open(
+      {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
+       static_cast<std::size_t>(documents.max_excerpt_chars), std::chrono::milliseconds(2000)},
+      clock);
+  if (!local) return KeyError("tools.documents.path", local.error());
+  return std::unique_ptr<tools::ToolAdapter>(std::move(*local));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const Clock& clock) {
+  auto set = std::make_unique<ToolSet>();
+
+  if (config.storage.canonical != "memory:") {
+    // Redis arrives with the multi-instance issue; until then say so plainly.
+    return Error::InvalidArgument(
+        "storage.canonical: only \"memory:\" is available in this build (redis:// is not yet)");
+  }
+  set->canonical_store = std::make_unique<tools::MemoryCanonicalStore>(
+      std::chrono::seconds(config.storage.canonical_ttl_seconds), clock);
+
+  auto documents = OpenDocuments(config, clock);
+  if (!documents) return documents.error();
+
+  auto logs = tools::logs::LocalLogsAdapter::Open(
+      {config.tools.logs.path, config.now, static_cast<std::size_t>(config.tools.logs.max_events),
+       static_cast<std::size_t>(config.tools.logs.max_message_chars)},
+      clock);
+  if (!logs) return KeyError("tools.logs.path", logs.error());
+  std::vector<std::string> topics = (*logs)->ListTopics();
+
+  auto mysql = tools::mysql::MysqlAdapter::Open(config.tools.datasources);
+  if (!mysql) return KeyError("tools.mysql.datasources", mysql.error());
+
+  std::map<tools::ToolName, tools::ToolAdapter*> adapters{
+      {tools::ToolName::kSearchDocuments, documents->get()},
+      {tools::ToolName::kQueryLogs, logs->get()},
+      {tools::ToolName::kQueryMysql, mysql->get()}};
+  set->adapters.push_back(std::move(*documents));
+  set->adapters.push_back(std::move(*logs));
+  set->adapters.push_back(std::move(*mysql));
+
+  set->catalog =
+      std::make_unique<tools::ToolCatalog>(tools::CatalogOptionsFrom(config, std::move(topics)));
+  set->boundary = std::make_unique<tools::ToolBoundary>(
+      std::move(adapters), *set->canonical_store, clock, tools::BoundaryOptionsFrom(config));
+  return set;
+}
+
+}  // namespace diagd::wiring
