@@ -30,7 +30,8 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   DiagnosisAgentExecution execution;
   harness::ModelInterceptor model_calls(deps_.model, run.budget(), run.ledger(), run.trace());
   harness::ToolInterceptor tool_calls({run.run_id(), deps_.catalog, deps_.boundary, run.budget(),
-                                       run.tracker(), run.trace(), deps_.observation_limits});
+                                       run.tracker(), run.trace(), deps_.observation_limits,
+                                       deps_.observer});
   model::ChatRequest request;
   request.component = model::Component::kDiagnosisAgent;
   request.tools = OfferedTools(deps_.catalog);

@@ -25,6 +25,7 @@
 #include "harness/progress_snapshot.h"
 #include "harness/run_context.h"
 #include "harness/stop_reason.h"
+#include "harness/tool_interceptor.h"
 #include "model/chat_model.h"
 #include "tools/observation.h"
 #include "tools/tool_boundary.h"
@@ -59,6 +60,7 @@ struct DiagnosisAgentDeps {
   tools::CanonicalInvocationStore& store;
   config::Language language = config::Language::kZh;
   tools::ObservationLimits observation_limits;
+  harness::ToolProgressObserver* observer = nullptr;  // optional, borrowed
 };
 
 class DiagnosisAgentUseCase {

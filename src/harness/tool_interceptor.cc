@@ -25,6 +25,29 @@ std::string TracedToolName(const ToolCallRequest& call) {
 
 }  // namespace
 
+const char* ProgressStatusString(ProgressStatus status) {
+  switch (status) {
+    case ProgressStatus::kStarted:
+      return "STARTED";
+    case ProgressStatus::kEvidenceFound:
+      return "EVIDENCE_FOUND";
+    case ProgressStatus::kNoEvidence:
+      return "NO_EVIDENCE";
+    case ProgressStatus::kError:
+      return "ERROR";
+    case ProgressStatus::kRejected:
+      return "REJECTED";
+  }
+  return "";
+}
+
+void ToolInterceptor::Report(const ToolCallRequest& call, const std::string& scope,
+                             ProgressStatus status) {
+  if (ctx_.observer == nullptr) return;
+  if (status == ProgressStatus::kStarted) ++progress_index_;
+  ctx_.observer->OnToolProgress({progress_index_, TracedToolName(call), scope, status});
+}
+
 TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
   TurnResult turn;
   if (ctx_.tracker.StopDelivered()) {
@@ -34,6 +57,8 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
                         {{"tool_call_id", call.tool_call_id},
                          {"tool", TracedToolName(call)},
                          {"error_code", std::string("COLLECTION_STOPPED")}});
+      Report(call, {}, ProgressStatus::kStarted);
+      Report(call, {}, ProgressStatus::kRejected);
     }
     if (ctx_.tracker.ClaimCollectionStoppedTrace()) {
       ctx_.trace.Record(TraceEventType::kCollectionStopped,
@@ -118,6 +143,8 @@ std::optional<std::string> ToolInterceptor::HandleCall(const ToolCallRequest& ca
                       {{"tool_call_id", id},
                        {"tool", std::string(tools::ToolNameString(*tool))},
                        {"error_code", std::string("DUPLICATE_SCOPE")}});
+    Report(call, scope.summary, ProgressStatus::kStarted);
+    Report(call, scope.summary, ProgressStatus::kRejected);
     return tools::DuplicateScopeObservation(id, *owner);
   }
 
@@ -133,9 +160,12 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
                                      tools::ToolRequest request, tools::Scope scope,
                                      bool* budget_exhausted) {
   const std::string& id = call.tool_call_id;
+  std::string summary = scope.summary;
+  Report(call, summary, ProgressStatus::kStarted);
   auto executed = ctx_.boundary.Execute(
       tools::ToolCall{ctx_.run_id, id, std::move(request), std::move(scope)}, ctx_.budget);
   if (!executed) {
+    Report(call, summary, ProgressStatus::kRejected);
     *budget_exhausted = true;
     return {};
   }
@@ -152,6 +182,10 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
                      {"truncated", control.truncated},
                      {"duration_ms", static_cast<std::int64_t>(executed->duration.count())}});
 
+  Report(call, summary,
+         status == EvidenceStatus::kEvidenceFound ? ProgressStatus::kEvidenceFound
+         : status == EvidenceStatus::kNoEvidence  ? ProgressStatus::kNoEvidence
+                                                  : ProgressStatus::kError);
   switch (status) {
     case EvidenceStatus::kError:
       // Not graded, scope not executed: a retry of the same scope is allowed.
@@ -189,6 +223,8 @@ std::string ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
                     static_cast<std::int64_t>(update.consecutive_protocol_violations)});
   if (stops) fields.push_back({"stop_reason", StopReasonValue(update.stop_reason)});
   ctx_.trace.Record(TraceEventType::kToolRequestRejected, std::move(fields));
+  Report(call, {}, ProgressStatus::kStarted);
+  Report(call, {}, ProgressStatus::kRejected);
   if (stops) return tools::StopObservation(call.tool_call_id, StopReasonString(*update.stop_reason));
   return repair_observation;
 }
@@ -200,6 +236,8 @@ std::string ToolInterceptor::RejectForStop(const ToolCallRequest& call, const ch
                      {"tool", TracedToolName(call)},
                      {"error_code", std::string(error_code)},
                      {"stop_reason", std::string(StopReasonString(reason))}});
+  Report(call, {}, ProgressStatus::kStarted);
+  Report(call, {}, ProgressStatus::kRejected);
   return tools::StopObservation(call.tool_call_id, StopReasonString(reason));
 }
 

@@ -40,6 +40,27 @@ struct TurnResult {
   bool budget_exhausted = false;  // the loop must end with BUDGET_LIMIT_REACHED
 };
 
+// Progress of tool calls as they happen, for a person watching (CLI stderr,
+// SSE `progress` events). Each tool call gets the next index of the run and
+// is reported STARTED, then once more with how it ended. Carries nothing the
+// user may not see: the tool, the user-safe scope summary, a status.
+enum class ProgressStatus { kStarted, kEvidenceFound, kNoEvidence, kError, kRejected };
+const char* ProgressStatusString(ProgressStatus status);
+
+struct ToolProgress {
+  int index = 0;  // 1, 2, 3... within the run
+  std::string tool;
+  std::string scope;  // empty when the request was rejected before it had one
+  ProgressStatus status = ProgressStatus::kStarted;
+};
+
+class ToolProgressObserver {
+ public:
+  virtual ~ToolProgressObserver() = default;
+  // Called on the run's worker thread; must not block for long.
+  virtual void OnToolProgress(const ToolProgress& progress) = 0;
+};
+
 struct InterceptorContext {
   std::string run_id;
   const tools::ToolCatalog& catalog;
@@ -48,6 +69,7 @@ struct InterceptorContext {
   ProgressTracker& tracker;
   TraceRecorder& trace;
   tools::ObservationLimits observation_limits;
+  ToolProgressObserver* observer = nullptr;  // optional, borrowed
 };
 
 class ToolInterceptor {
@@ -75,7 +97,10 @@ class ToolInterceptor {
   std::string Execute(const ToolCallRequest& call, tools::ToolName tool,
                       tools::ToolRequest request, tools::Scope scope, bool* budget_exhausted);
 
+  void Report(const ToolCallRequest& call, const std::string& scope, ProgressStatus status);
+
   InterceptorContext ctx_;
+  int progress_index_ = 0;
 };
 
 }  // namespace diagd::harness

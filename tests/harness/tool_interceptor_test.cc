@@ -380,3 +380,43 @@ TEST_F(InterceptorTest, TracesAWholeInvestigationInOrder) {
 
 }  // namespace
 }  // namespace diagd::harness
+
+namespace diagd::harness {
+namespace {
+
+using testing::InterceptorTest;
+
+class RecordingObserver final : public ToolProgressObserver {
+ public:
+  void OnToolProgress(const ToolProgress& p) override {
+    lines += std::to_string(p.index) + " " + p.tool + " [" + p.scope + "] " +
+             ProgressStatusString(p.status) + "\n";
+  }
+  std::string lines;
+};
+
+TEST_F(InterceptorTest, ReportsEachCallStartedThenHowItEnded) {
+  RecordingObserver observer;
+  ToolInterceptor interceptor({"run-1", catalog_, boundary_, budget_, tracker_, trace_, {}, &observer});
+  auto call = [&](std::string id, std::string tool, std::string args) {
+    ToolCallRequest request{std::move(id), std::move(tool), std::move(args)};
+    interceptor.HandleTurn(std::span(&request, 1));
+  };
+  logs_.PushEmpty(tools::LogsRequest{"gateway", "x", 60});
+  call("c1", "search_documents", testing::Args(testing::DocsInput("连接池")));
+  call("c2", "query_logs", testing::Args(testing::LogsInput("gateway", "timeout"), "c1", "GAINED"));
+  call("c3", "query_logs", testing::Args(testing::LogsInput("gateway", "timeout")));
+  call("c4", "nope", "{}");
+  EXPECT_EQ(observer.lines,
+            "1 search_documents [连接池] STARTED\n"
+            "1 search_documents [连接池] EVIDENCE_FOUND\n"
+            "2 query_logs [gateway: timeout (60m)] STARTED\n"
+            "2 query_logs [gateway: timeout (60m)] NO_EVIDENCE\n"
+            "3 query_logs [gateway: timeout (60m)] STARTED\n"
+            "3 query_logs [gateway: timeout (60m)] REJECTED\n"
+            "4 nope [] STARTED\n"
+            "4 nope [] REJECTED\n");
+}
+
+}  // namespace
+}  // namespace diagd::harness
