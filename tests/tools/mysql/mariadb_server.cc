@@ -138,8 +138,13 @@ Result<std::unique_ptr<MariadbServer>> MariadbServer::Start() {
   std::unique_ptr<MariadbServer> server(new MariadbServer());
   server->dir_ = pattern;
 
+  // A private tmpdir: servers installed side by side (ctest -j) otherwise
+  // share /tmp for their temporary tables and trip over each other's files.
+  std::error_code tmp_error;
+  std::filesystem::create_directories(server->dir_ / "tmp", tmp_error);
   std::vector<std::string> install = {install_db, "--no-defaults",
                                       "--datadir=" + (server->dir_ / "data").string(),
+                                      "--tmpdir=" + (server->dir_ / "tmp").string(),
                                       "--auth-root-authentication-method=normal", "--skip-test-db"};
   if (geteuid() == 0) install.push_back("--user=root");
   install.insert(install.end(), std::begin(kServerOptions), std::end(kServerOptions));
@@ -165,6 +170,7 @@ Status MariadbServer::Launch(const std::string& mariadbd) {
   std::vector<std::string> args = {mariadbd,
                                    "--no-defaults",
                                    "--datadir=" + (dir_ / "data").string(),
+                                   "--tmpdir=" + (dir_ / "tmp").string(),
                                    "--socket=" + (dir_ / "sock").string(),
                                    "--port=" + std::to_string(port_),
                                    "--bind-address=127.0.0.1",
