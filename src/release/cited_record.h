@@ -1,0 +1,61 @@
+// How release reads a call that a draft cites: the canonical record, only
+// when it is this run's, and whether a quote is an exact substring of its
+// evidence text. The single home of "what counts as quotable" (CONTRACT.md
+// section 4), shared by the evidence guard and the finding check.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tools/canonical_store.h"
+#include "tools/observation.h"
+#include "tools/tool_request.h"
+#include "tools/tool_result.h"
+
+namespace diagd::release {
+
+enum class RecordOwnership {
+  kOwned,        // stored under this run, and the record itself says so
+  kUnknown,      // no such call in this run's store (never run, another run's, or expired)
+  kForeign,      // the store answered with a record of another run or another call
+  kStoreFailed,  // the store could not be read: nothing can be verified
+};
+
+struct CitedRecord {
+  RecordOwnership ownership = RecordOwnership::kUnknown;
+  std::optional<tools::CanonicalRecord> record;  // set only when kOwned
+};
+
+// Reads (run_id, tool_call_id) once. A record is owned only when both its own
+// run id and its result's tool call id match what was asked: a store that
+// mixes keys up never turns another run's evidence into this run's.
+CitedRecord LookUpCitedRecord(tools::CanonicalInvocationStore& store, const std::string& run_id,
+                              const std::string& tool_call_id);
+
+// The model observation of a cited call, as the diagnosis model saw it: the
+// per-tool whitelist of its canonical result (tools::ResultObservation).
+// Nothing for a call that is not this run's or that failed: release's model
+// calls never see another run's data, a raw payload or an error text.
+std::optional<std::string> CitedObservation(tools::CanonicalInvocationStore& store,
+                                            const std::string& run_id,
+                                            const std::string& tool_call_id,
+                                            const tools::ObservationLimits& limits);
+
+inline constexpr std::size_t kMinQuoteCodePoints = 4;
+
+// At least kMinQuoteCodePoints code points, and not only white space (four
+// spaces occur in nearly any text and prove nothing).
+bool QuoteLongEnough(std::string_view quote);
+
+// True when `quote` is an exact (byte for byte) substring of one evidence
+// item's excerpt or title, one event's message, or one cell's text. Fields
+// are never joined: a quote spanning two of them is not found.
+bool QuoteOccursIn(const tools::ToolResult& result, std::string_view quote);
+
+// A cell's text as the model saw it in its observation: strings as they are,
+// numbers in their JSON form (42, 0.5), booleans as true/false; nothing for
+// NULL.
+std::optional<std::string> CellText(const tools::SqlValue& cell);
+
+}  // namespace diagd::release

@@ -1,0 +1,132 @@
+#include "release/diagnosis_release.h"
+
+#include "harness/model_interceptor.h"
+#include "release/finding_check.h"
+#include "release/release_messages.h"
+
+namespace diagd::release {
+
+using harness::StopReason;
+
+DiagnosisReleaseUseCase::DiagnosisReleaseUseCase(ReleaseDeps deps)
+    : deps_(deps),
+      evidence_guard_(deps.store),
+      evidence_repair_(deps.store, deps.language, deps.observation_limits),
+      semantic_guard_(deps.store, deps.language, deps.observation_limits),
+      fallbacks_(deps.store, deps.language, deps.fallback_limits) {}
+
+// The decision table, top to bottom in HARNESS.md's order. Each branch either
+// publishes a verified diagnosis or picks a fallback code; the fallback itself
+// is always built the same way, from the snapshot and the store.
+ReleaseDecision DiagnosisReleaseUseCase::Release(
+    harness::RunContext& run, const std::string& question,
+    const agent::DiagnosisAgentExecution& execution) const {
+  const std::string& run_id = run.run_id();
+  const std::optional<agent::DiagnosisDraft>& draft = execution.draft;
+  const std::optional<StopReason>& stop = execution.stop_reason;
+  const bool checked_anything = !execution.snapshot.entries.empty();
+  const bool has_observed_facts = execution.snapshot.HasObservedFacts();
+  harness::ModelInterceptor model_calls(deps_.model, run.budget(), run.ledger(), run.trace());
+
+  ReleaseDecision decision;
+  decision.process = ProcessOf(execution.snapshot);
+  FallbackDetails details;
+  FallbackCode code = FallbackCode::kFailed;
+
+  if (draft && draft->conclusion) {
+    // 1. A conclusion: evidence guard, at most one repair and the guard
+    //    again, then the semantic guard. Only both passing publishes it.
+    agent::DiagnosisDraft candidate = *draft;
+    GuardReport report = evidence_guard_.Check(run_id, *candidate.conclusion);
+    if (report.Passed()) {
+      decision.evidence_guard = GuardResult::kPassed;
+    } else if (report.Repairable()) {
+      auto repaired =
+          evidence_repair_.Repair(model_calls, run_id, question, candidate, report.violations);
+      if (repaired) report = evidence_guard_.Check(run_id, *repaired->conclusion);
+      if (repaired && report.Passed()) {
+        candidate = std::move(*repaired);
+        decision.evidence_guard = GuardResult::kRepaired;
+      } else {
+        decision.evidence_guard = GuardResult::kFailed;
+      }
+    } else {
+      decision.evidence_guard = GuardResult::kFailed;  // the store could not be read
+    }
+    if (decision.evidence_guard != GuardResult::kFailed) {
+      decision.semantic_guard =
+          semantic_guard_.Supports(model_calls, run_id, question, *candidate.conclusion)
+              ? GuardResult::kPassed
+              : GuardResult::kFailed;
+    }
+    if (decision.semantic_guard == GuardResult::kPassed) {
+      decision.outcome = ReleaseOutcome::kDiagnosis;
+      decision.diagnosis = Publish(run_id, candidate, std::move(report.citations));
+      RecordDecision(run, decision);
+      return decision;
+    }
+    details.conclusion_unverified = true;
+    details.missing_info = draft->limitations.missing_info;
+    code = checked_anything                           ? FallbackCode::kInsufficientEvidence
+           : !draft->limitations.missing_info.empty() ? FallbackCode::kMissingRequiredContext
+                                                      : FallbackCode::kFailed;
+  } else if (draft) {
+    // 2. conclusion: null is a complete answer: no repair, no semantic
+    //    guard; only findings true to this run's records are published.
+    CheckedFindings findings = CheckFindings(deps_.store, run_id, draft->findings);
+    details.findings = std::move(findings.verified);
+    details.unpublished_findings = findings.unpublished;
+    details.missing_info = draft->limitations.missing_info;
+    code = !checked_anything && !draft->limitations.missing_info.empty()
+               ? FallbackCode::kMissingRequiredContext
+               : FallbackCode::kInsufficientEvidence;
+  } else if (stop == StopReason::kInformationSaturated || stop == StopReason::kBudgetLimitReached) {
+    // 3. Collection stopped for saturation or a budget: the process is the
+    //    answer, with no model call, whatever the model said after the stop.
+    code = FallbackCode::kInsufficientEvidence;
+  } else if (stop == StopReason::kProgressProtocolViolated || execution.rejected_output) {
+    // 4. The protocol was broken, or the final output was discarded: only
+    //    verified facts make the process worth showing.
+    code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;
+  } else {
+    // 5. A tool, model or infrastructure failure (or an execution that
+    //    ended with nothing at all): FAILED unless verified facts exist.
+    code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;
+  }
+
+  decision.outcome = ReleaseOutcome::kFallback;
+  decision.fallback = fallbacks_.Build(run_id, code, execution.snapshot, std::move(details));
+  RecordDecision(run, decision);
+  return decision;
+}
+
+Diagnosis DiagnosisReleaseUseCase::Publish(const std::string& run_id,
+                                           const agent::DiagnosisDraft& draft,
+                                           std::vector<PublishedCitation> citations) const {
+  Diagnosis diagnosis;
+  diagnosis.root_cause = draft.conclusion->root_cause;
+  diagnosis.confidence = draft.conclusion->confidence;
+  diagnosis.evidence = std::move(citations);
+  CheckedFindings findings = CheckFindings(deps_.store, run_id, draft.findings);
+  diagnosis.findings = std::move(findings.verified);
+  diagnosis.next_steps = draft.next_steps;
+  diagnosis.limitations = draft.limitations;
+  if (findings.unpublished > 0) {
+    diagnosis.limitations.notes.push_back(
+        UnpublishedFindingsSentence(findings.unpublished, deps_.language));
+  }
+  return diagnosis;
+}
+
+void DiagnosisReleaseUseCase::RecordDecision(harness::RunContext& run,
+                                             const ReleaseDecision& decision) const {
+  harness::TraceValue fallback_code = nullptr;
+  if (decision.fallback) fallback_code = std::string(FallbackCodeString(decision.fallback->code));
+  run.trace().Record(harness::TraceEventType::kReleaseDecided,
+                     {{"release_outcome", std::string(ReleaseOutcomeString(decision.outcome))},
+                      {"fallback_code", std::move(fallback_code)},
+                      {"evidence_guard", std::string(GuardResultString(decision.evidence_guard))},
+                      {"semantic_guard", std::string(GuardResultString(decision.semantic_guard))}});
+}
+
+}  // namespace diagd::release

@@ -1,0 +1,106 @@
+#include "release/release_messages.h"
+
+namespace diagd::release {
+namespace {
+
+bool English(config::Language language) { return language == config::Language::kEn; }
+
+// "日志查询「order-service: timeout (60m)」" / "log query "..."".
+std::string Subject(tools::ToolName tool, const std::string& tool_call_id,
+                    const std::string& scope_summary, config::Language language) {
+  const std::string label = ToolLabel(tool, language);
+  if (English(language)) {
+    return scope_summary.empty() ? label + " " + tool_call_id
+                                 : label + " \"" + scope_summary + "\"";
+  }
+  return scope_summary.empty() ? label + "（" + tool_call_id + "）"
+                               : label + "「" + scope_summary + "」";
+}
+
+}  // namespace
+
+const std::string& FallbackMessage(FallbackCode code, config::Language language) {
+  static const std::string kMissingZh = "信息不足，无法开始排查。请补充下面列出的信息后再问一次。";
+  static const std::string kMissingEn =
+      "There is not enough context to start investigating. Please supply the information "
+      "listed below and ask again.";
+  static const std::string kInsufficientZh =
+      "已完成的排查没有找到足以支持结论的证据。下面列出了检查过的内容和观察到的事实。";
+  static const std::string kInsufficientEn =
+      "The checks that ran did not find evidence strong enough to support a conclusion. Below "
+      "is what was checked and what was observed.";
+  static const std::string kFailedZh = "本次诊断未能完成，没有可以安全展示的结论。请稍后重试。";
+  static const std::string kFailedEn =
+      "The diagnosis could not be completed and there is no conclusion that can be shown "
+      "safely. Please try again later.";
+  switch (code) {
+    case FallbackCode::kMissingRequiredContext:
+      return English(language) ? kMissingEn : kMissingZh;
+    case FallbackCode::kInsufficientEvidence:
+      return English(language) ? kInsufficientEn : kInsufficientZh;
+    case FallbackCode::kFailed:
+      break;
+  }
+  return English(language) ? kFailedEn : kFailedZh;
+}
+
+const char* ToolLabel(tools::ToolName tool, config::Language language) {
+  switch (tool) {
+    case tools::ToolName::kSearchDocuments:
+      return English(language) ? "document search" : "文档检索";
+    case tools::ToolName::kQueryLogs:
+      return English(language) ? "log query" : "日志查询";
+    case tools::ToolName::kQueryMysql:
+      return English(language) ? "database query" : "数据库查询";
+  }
+  return "";
+}
+
+std::string RecordLimitationSentence(harness::LimitationCode code, tools::ToolName tool,
+                                     const std::string& tool_call_id,
+                                     const std::string& scope_summary, config::Language language) {
+  const std::string subject = Subject(tool, tool_call_id, scope_summary, language);
+  const bool en = English(language);
+  switch (code) {
+    case harness::LimitationCode::kToolCallFailed:
+      return en ? "The " + subject + " failed; it is not used as a fact."
+                : subject + "执行失败，其结果没有作为事实使用。";
+    case harness::LimitationCode::kRecordMissing:
+      return en ? "The result of the " + subject +
+                      " can no longer be read (it may have expired); it is not used as a fact."
+                : subject + "的结果已无法读取（可能已过期），没有作为事实使用。";
+    case harness::LimitationCode::kRecordForeign:
+      return en ? "The record of the " + subject +
+                      " does not belong to this diagnosis; it is not used as a fact."
+                : subject + "的记录不属于本次诊断，没有作为事实使用。";
+    case harness::LimitationCode::kStoreUnavailable:
+      break;
+  }
+  return en ? "The result of the " + subject + " could not be read; it is not used as a fact."
+            : subject + "的结果暂时无法读取，没有作为事实使用。";
+}
+
+const std::string& ConclusionUnverifiedSentence(config::Language language) {
+  static const std::string kZh = "初步结论无法与查询结果逐字核对，因此没有发布。";
+  static const std::string kEn =
+      "A tentative conclusion could not be verified against the results, so it is not "
+      "published.";
+  return English(language) ? kEn : kZh;
+}
+
+std::string UnpublishedFindingsSentence(std::size_t count, config::Language language) {
+  if (English(language)) {
+    return std::to_string(count) + (count == 1 ? " finding" : " findings") +
+           " could not be checked against this investigation's results and " +
+           (count == 1 ? "is" : "are") + " not published.";
+  }
+  return "有 " + std::to_string(count) + " 条发现无法与本次查询结果核对，没有发布。";
+}
+
+std::string FactsCutSentence(std::size_t shown, config::Language language) {
+  return English(language)
+             ? "Only the first " + std::to_string(shown) + " observed facts are listed."
+             : "只列出了前 " + std::to_string(shown) + " 条观察到的事实。";
+}
+
+}  // namespace diagd::release

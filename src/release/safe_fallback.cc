@@ -1,0 +1,116 @@
+#include "release/safe_fallback.h"
+
+#include "core/overloaded.h"
+#include "core/text.h"
+#include "release/cited_record.h"
+#include "release/release_messages.h"
+
+namespace diagd::release {
+namespace {
+
+// `s` in at most `max` code points, white space collapsed; a cut ends with
+// "…" so the user sees that something was left out.
+std::string Bounded(std::string_view s, std::size_t max) {
+  std::string collapsed = text::CollapseWhitespace(s);
+  if (text::CodePointCount(collapsed) <= max) return collapsed;
+  return text::TruncateCodePoints(collapsed, max > 0 ? max - 1 : 0) + "…";
+}
+
+std::string RowText(const std::vector<std::string>& columns,
+                    const std::vector<tools::SqlValue>& row) {
+  std::string out;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += (i < columns.size() ? columns[i] : "?") + "=" + CellText(row[i]).value_or("NULL");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProcessEntry> ProcessOf(const harness::ProgressSnapshot& snapshot) {
+  std::vector<ProcessEntry> process;
+  for (const auto& entry : snapshot.entries) {
+    process.push_back({entry.tool_call_id, entry.tool, entry.scope_summary, entry.evidence_status});
+  }
+  return process;
+}
+
+std::vector<std::string> SafeFallbackFactory::FactsOf(const tools::ToolResult& result) const {
+  std::vector<std::string> facts;
+  auto add = [&](const std::string& fact) {
+    if (facts.size() < limits_.max_facts_per_call) {
+      facts.push_back(Bounded(fact, limits_.max_fact_chars));
+    }
+  };
+  std::visit(
+      Overloaded{[&](const tools::DocumentsResult& r) {
+                   for (const auto& item : r.evidence) {
+                     add(item.title.empty() ? item.excerpt : item.title + ": " + item.excerpt);
+                   }
+                 },
+                 [&](const tools::LogsResult& r) {
+                   for (const auto& event : r.events) add(event.timestamp + " " + event.message);
+                 },
+                 [&](const tools::MysqlResult& r) {
+                   for (const auto& row : r.rows) add(RowText(r.columns, row));
+                 }},
+      result);
+  return facts;
+}
+
+SafeFallback SafeFallbackFactory::Build(const std::string& run_id, FallbackCode code,
+                                        const harness::ProgressSnapshot& snapshot,
+                                        FallbackDetails details) const {
+  SafeFallback fallback;
+  fallback.code = code;
+  fallback.message = FallbackMessage(code, language_);
+  fallback.checked = ProcessOf(snapshot);
+  fallback.findings = std::move(details.findings);
+  fallback.missing_info = std::move(details.missing_info);
+
+  if (details.conclusion_unverified) {
+    fallback.limitations.push_back(ConclusionUnverifiedSentence(language_));
+  }
+  if (details.unpublished_findings > 0) {
+    fallback.limitations.push_back(
+        UnpublishedFindingsSentence(details.unpublished_findings, language_));
+  }
+  for (const auto& limitation : snapshot.limitations) {
+    const harness::SnapshotEntry* entry = snapshot.Find(limitation.tool_call_id);
+    fallback.limitations.push_back(RecordLimitationSentence(
+        limitation.code, limitation.tool, limitation.tool_call_id,
+        entry != nullptr ? entry->scope_summary : std::string(), language_));
+  }
+
+  bool facts_cut = false;
+  for (const auto& entry : snapshot.entries) {
+    if (!entry.verified_fact) continue;
+    // Read again: a fact is shown only while its record still proves it.
+    CitedRecord cited = LookUpCitedRecord(store_, run_id, entry.tool_call_id);
+    if (cited.ownership != RecordOwnership::kOwned ||
+        tools::EvidenceStatusOf(cited.record->result) != tools::EvidenceStatus::kEvidenceFound) {
+      harness::LimitationCode why = cited.ownership == RecordOwnership::kForeign
+                                        ? harness::LimitationCode::kRecordForeign
+                                    : cited.ownership == RecordOwnership::kStoreFailed
+                                        ? harness::LimitationCode::kStoreUnavailable
+                                        : harness::LimitationCode::kRecordMissing;
+      fallback.limitations.push_back(RecordLimitationSentence(why, entry.tool, entry.tool_call_id,
+                                                              entry.scope_summary, language_));
+      continue;
+    }
+    for (auto& fact : FactsOf(cited.record->result)) {
+      if (fallback.observed_facts.size() >= limits_.max_facts) {
+        facts_cut = true;
+        break;
+      }
+      fallback.observed_facts.push_back({entry.tool_call_id, entry.tool, std::move(fact)});
+    }
+  }
+  if (facts_cut) {
+    fallback.limitations.push_back(FactsCutSentence(limits_.max_facts, language_));
+  }
+  return fallback;
+}
+
+}  // namespace diagd::release
