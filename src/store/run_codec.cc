@@ -1,0 +1,122 @@
+#include "store/run_codec.h"
+
+#include <unordered_set>
+
+#include "core/json.h"
+#include "core/json_writer.h"
+#include "core/overloaded.h"
+#include "core/text.h"
+
+namespace diagd::store {
+namespace {
+
+// Copies only when the text needs repair.
+void WriteUtf8(json::JsonWriter& writer, std::string_view s) {
+  if (text::IsValidUtf8(s)) {
+    writer.String(s);
+  } else {
+    writer.String(text::SanitizeUtf8(s));
+  }
+}
+
+void WriteKey(json::JsonWriter& writer, std::string_view key) {
+  if (text::IsValidUtf8(key)) {
+    writer.Key(key);
+  } else {
+    writer.Key(text::SanitizeUtf8(key));
+  }
+}
+
+Error Damaged(std::string_view what) {
+  return Error::Internal("run store: a stored " + std::string(what) + " is not readable");
+}
+
+}  // namespace
+
+Result<std::string> EncodeTraceFields(const std::vector<harness::TraceField>& fields) {
+  std::unordered_set<std::string_view> keys;
+  json::JsonWriter writer(64 + fields.size() * 32);
+  writer.BeginObject();
+  for (const auto& field : fields) {
+    if (!keys.insert(field.key).second) {
+      return Error::InvalidArgument("run store: a trace event has two fields named \"" +
+                                    text::SanitizeUtf8(field.key) + "\"");
+    }
+    WriteKey(writer, field.key);
+    std::visit(Overloaded{
+                   [&](std::nullptr_t) { writer.Null(); },
+                   [&](bool b) { writer.Bool(b); },
+                   [&](std::int64_t i) { writer.Int(i); },
+                   [&](const std::string& s) { WriteUtf8(writer, s); },
+               },
+               field.value);
+  }
+  writer.EndObject();
+  return writer.Take();
+}
+
+Result<std::vector<harness::TraceField>> DecodeTraceFields(std::string_view json_text) {
+  Result<boost::json::value> parsed = json::Parse(json_text);
+  if (!parsed || !parsed->is_object()) return Damaged("trace event");
+  std::vector<harness::TraceField> fields;
+  const boost::json::object& object = parsed->get_object();
+  fields.reserve(object.size());
+  // Boost.JSON objects keep their members in document order.
+  for (const auto& member : object) {
+    harness::TraceField field;
+    field.key = std::string(member.key());
+    const boost::json::value& value = member.value();
+    switch (value.kind()) {
+      case boost::json::kind::null:
+        field.value = nullptr;
+        break;
+      case boost::json::kind::bool_:
+        field.value = value.get_bool();
+        break;
+      case boost::json::kind::int64:
+        field.value = value.get_int64();
+        break;
+      case boost::json::kind::string:
+        field.value = std::string(value.get_string());
+        break;
+      default:  // uint64, double, array, object: never written by EncodeTraceFields
+        return Damaged("trace event");
+    }
+    fields.push_back(std::move(field));
+  }
+  return fields;
+}
+
+std::string EncodeToolCallIds(const std::vector<std::string>& ids) {
+  json::JsonWriter writer(16 + ids.size() * 40);
+  writer.BeginArray();
+  for (const auto& id : ids) WriteUtf8(writer, id);
+  writer.EndArray();
+  return writer.Take();
+}
+
+Result<std::vector<std::string>> DecodeToolCallIds(std::string_view json_text) {
+  Result<boost::json::value> parsed = json::Parse(json_text);
+  if (!parsed || !parsed->is_array()) return Damaged("agent step");
+  std::vector<std::string> ids;
+  ids.reserve(parsed->get_array().size());
+  for (const auto& item : parsed->get_array()) {
+    if (!item.is_string()) return Damaged("agent step");
+    ids.emplace_back(item.get_string());
+  }
+  return ids;
+}
+
+std::optional<harness::TraceEventType> ParseTraceEventType(std::string_view name) {
+  // The harness owns the names (TraceEventTypeString); asking it for every
+  // value keeps one home for them. The enum has int as its underlying type,
+  // so probing past its last value is defined and yields "".
+  constexpr int kProbe = 64;
+  for (int i = 0; i < kProbe; ++i) {
+    auto type = static_cast<harness::TraceEventType>(i);
+    if (name == harness::TraceEventTypeString(type) && !name.empty()) return type;
+  }
+  return std::nullopt;
+}
+
+}  // namespace diagd::store

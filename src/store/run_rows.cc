@@ -1,0 +1,209 @@
+#include "store/run_rows.h"
+
+#include <sqlite3.h>
+
+#include "store/run_codec.h"
+
+namespace diagd::store {
+namespace {
+
+std::optional<std::string> NullWhenEmpty(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+constexpr const char* kInsertRun =
+    "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
+    "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
+    "result_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+constexpr const char* kUpsertRun =
+    "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
+    "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
+    "result_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+    "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
+    "route = excluded.route, status = excluded.status, "
+    "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
+    "fallback_code = excluded.fallback_code, stop_reason = excluded.stop_reason, "
+    "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
+    "finished_at = excluded.finished_at, result_json = excluded.result_json";
+
+Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
+  auto stmt = db.Prepare(replace ? kUpsertRun : kInsertRun, "write run");
+  if (!stmt) return stmt.error();
+  std::optional<std::string> finished_at;
+  if (run.finished_at) finished_at = FormatRfc3339Millis(*run.finished_at);
+  stmt->Bind(1, run.run_id)
+      .Bind(2, run.conversation_id)
+      .Bind(3, run.route)
+      .Bind(4, run.status)
+      .Bind(5, run.internal_status)
+      .BindOptional(6, run.release_outcome)
+      .BindOptional(7, run.fallback_code)
+      .BindOptional(8, run.stop_reason)
+      .Bind(9, run.total_token_count)
+      .Bind(10, FormatRfc3339Millis(run.created_at))
+      .BindOptional(11, finished_at)
+      .BindOptional(12, NullWhenEmpty(run.result_json));
+  Status written = stmt->Run();
+  if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
+    return Error::FailedPrecondition("run store: create run: the run exists already");
+  }
+  return written;
+}
+
+Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded) {
+  for (const char* sql : {"DELETE FROM agent_step WHERE run_id = ?1",
+                          "DELETE FROM diagnosis_trace_event WHERE run_id = ?1"}) {
+    auto clear = db.Prepare(sql, "replace run steps and trace");
+    if (!clear) return clear.error();
+    if (Status cleared = clear->Bind(1, run.run_id).Run(); !cleared) {
+      return cleared;
+    }
+  }
+  for (std::size_t i = 0; i < run.steps.size(); ++i) {
+    const app::StoredStep& step = run.steps[i];
+    auto insert = db.Prepare(
+        "INSERT INTO agent_step (run_id, seq, round, token_count, tool_call_ids) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)",
+        "write run steps");
+    if (!insert) return insert.error();
+    insert->Bind(1, run.run_id)
+        .Bind(2, static_cast<std::int64_t>(i) + 1)
+        .Bind(3, static_cast<std::int64_t>(step.round))
+        .Bind(5, encoded.step_ids[i]);
+    if (step.token_count) {
+      insert->Bind(4, *step.token_count);
+    } else {
+      insert->BindNull(4);
+    }
+    if (Status written = insert->Run(); !written) return written;
+  }
+  for (std::size_t i = 0; i < run.trace.size(); ++i) {
+    const harness::TraceEvent& event = run.trace[i];
+    auto insert = db.Prepare(
+        "INSERT INTO diagnosis_trace_event (run_id, seq, type, time, fields) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)",
+        "write run trace");
+    if (!insert) return insert.error();
+    insert->Bind(1, run.run_id)
+        .Bind(2, event.seq)
+        .Bind(3, std::string_view(harness::TraceEventTypeString(event.type)))
+        .Bind(4, FormatRfc3339Millis(event.time))
+        .Bind(5, encoded.event_fields[i]);
+    if (Status written = insert->Run(); !written) return written;
+  }
+  return OkStatus();
+}
+
+Status ReadSteps(SqliteDb& db, app::RunRecord& run) {
+  auto stmt = db.Prepare(
+      "SELECT round, token_count, tool_call_ids FROM agent_step WHERE run_id = ?1 ORDER BY seq",
+      "read run steps");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, run.run_id);
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) return OkStatus();
+    app::StoredStep step;
+    step.round = static_cast<int>(stmt->Int(0));
+    if (!stmt->IsNull(1)) step.token_count = stmt->Int(1);
+    Result<std::vector<std::string>> ids = DecodeToolCallIds(stmt->Text(2));
+    if (!ids) return ids.error();
+    step.tool_call_ids = std::move(*ids);
+    run.steps.push_back(std::move(step));
+  }
+}
+
+Status ReadTrace(SqliteDb& db, app::RunRecord& run) {
+  auto stmt = db.Prepare(
+      "SELECT seq, type, time, fields FROM diagnosis_trace_event WHERE run_id = ?1 ORDER BY seq",
+      "read run trace");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, run.run_id);
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) return OkStatus();
+    harness::TraceEvent event;
+    event.seq = stmt->Int(0);
+    std::optional<harness::TraceEventType> type = ParseTraceEventType(stmt->Text(1));
+    if (!type) return Error::Internal("run store: a stored trace event has an unknown type");
+    event.type = *type;
+    Result<WallTime> time = ReadTime(*stmt, 2);
+    if (!time) return time.error();
+    event.time = *time;
+    Result<std::vector<harness::TraceField>> fields = DecodeTraceFields(stmt->Text(3));
+    if (!fields) return fields.error();
+    event.fields = std::move(*fields);
+    run.trace.push_back(std::move(event));
+  }
+}
+
+}  // namespace
+
+Result<EncodedChildren> EncodeChildren(const app::RunRecord& run) {
+  EncodedChildren encoded;
+  encoded.step_ids.reserve(run.steps.size());
+  for (const auto& step : run.steps) {
+    encoded.step_ids.push_back(EncodeToolCallIds(step.tool_call_ids));
+  }
+  encoded.event_fields.reserve(run.trace.size());
+  for (const auto& event : run.trace) {
+    Result<std::string> fields = EncodeTraceFields(event.fields);
+    if (!fields) return fields.error();
+    encoded.event_fields.push_back(std::move(*fields));
+  }
+  return encoded;
+}
+
+Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded,
+                    bool replace) {
+  if (Status row = WriteRunRow(db, run, replace); !row) return row;
+  return WriteChildren(db, run, encoded);
+}
+
+Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::string& run_id) {
+  app::RunRecord run;
+  {
+    auto stmt = db.Prepare(
+        "SELECT run_id, conversation_id, route, status, internal_status, release_outcome, "
+        "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json "
+        "FROM diagnosis_run WHERE run_id = ?1",
+        "read run");
+    if (!stmt) return stmt.error();
+    stmt->Bind(1, run_id);
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<app::RunRecord>();
+    run.run_id = stmt->Text(0);
+    run.conversation_id = stmt->Text(1);
+    run.route = stmt->Text(2);
+    run.status = stmt->Text(3);
+    run.internal_status = stmt->Text(4);
+    run.release_outcome = stmt->OptionalText(5);
+    run.fallback_code = stmt->OptionalText(6);
+    run.stop_reason = stmt->OptionalText(7);
+    run.total_token_count = stmt->Int(8);
+    Result<WallTime> created_at = ReadTime(*stmt, 9);
+    if (!created_at) return created_at.error();
+    run.created_at = *created_at;
+    if (!stmt->IsNull(10)) {
+      Result<WallTime> finished_at = ReadTime(*stmt, 10);
+      if (!finished_at) return finished_at.error();
+      run.finished_at = *finished_at;
+    }
+    run.result_json = stmt->Text(11);
+  }
+  if (Status steps = ReadSteps(db, run); !steps) return steps.error();
+  if (Status trace = ReadTrace(db, run); !trace) return trace.error();
+  return std::optional<app::RunRecord>(std::move(run));
+}
+
+Result<WallTime> ReadTime(const Statement& row, int column) {
+  std::optional<WallTime> time = ParseRfc3339(row.Text(column));
+  if (!time) return Error::Internal("run store: a stored time is not RFC 3339");
+  return *time;
+}
+
+}  // namespace diagd::store

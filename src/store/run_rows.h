@@ -1,0 +1,39 @@
+// How one run maps onto its rows: diagnosis_run, agent_step (one row per
+// step, `seq` its position) and diagnosis_trace_event (docs/run-store.md).
+// The store's internal helpers; callers hold the store's lock and an open
+// transaction.
+//
+// Thread safety: none beyond the caller's lock.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/run_store.h"
+#include "core/result.h"
+#include "store/sqlite_db.h"
+
+namespace diagd::store {
+
+// The JSON columns of a run's steps and trace, built before the lock is
+// taken (pure work). INVALID_ARGUMENT as EncodeTraceFields.
+struct EncodedChildren {
+  std::vector<std::string> step_ids;
+  std::vector<std::string> event_fields;
+};
+Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
+
+// Inserts the run's row (or, with `replace`, inserts or replaces it), then
+// replaces its steps and trace. FAILED_PRECONDITION when inserting a run
+// that exists.
+Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded,
+                    bool replace);
+
+// The run with its steps and trace; empty when there is no such run.
+Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::string& run_id);
+
+// A time column; INTERNAL when it is not RFC 3339 (a damaged row).
+Result<WallTime> ReadTime(const Statement& row, int column);
+
+}  // namespace diagd::store

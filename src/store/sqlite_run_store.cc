@@ -1,0 +1,231 @@
+#include "store/sqlite_run_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string_view>
+
+#include "store/migrations.h"
+#include "store/run_rows.h"
+#include "store/sqlite_db.h"
+
+namespace diagd::store {
+namespace {
+
+constexpr std::string_view kScheme = "sqlite:";
+constexpr const char* kMemory = ":memory:";
+
+// The database path named by `url_or_path`, or why there is none.
+Result<std::string> DatabasePath(const std::string& url_or_path) {
+  std::string_view rest = url_or_path;
+  if (rest.starts_with(kScheme)) {
+    rest.remove_prefix(kScheme.size());
+    if (rest.starts_with("//")) {
+      return Error::InvalidArgument("run store: expected sqlite:PATH, not sqlite://");
+    }
+  } else if (rest.find("://") != std::string_view::npos) {
+    return Error::InvalidArgument("run store: not a sqlite: URL (expected sqlite:PATH)");
+  }
+  if (rest.empty()) return Error::InvalidArgument("run store: the database path is empty");
+  return std::string(rest);
+}
+
+Status CreateParentFolders(const std::string& path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return OkStatus();
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    return Error::Unavailable("run store: cannot create the folder " + parent.string() + ": " +
+                              ec.message());
+  }
+  return OkStatus();
+}
+
+// Connection settings, before anything reads the schema. The first of them
+// reads the file header: that is where a file that is no database shows.
+Status Configure(SqliteDb& db, const std::string& path) {
+  Status timeout = db.Exec("PRAGMA busy_timeout = 5000", "configure database");
+  static_assert(SqliteRunStore::kBusyTimeoutMs == 5000, "the PRAGMA above");
+  if (!timeout) return timeout;
+  Status wal = db.Exec("PRAGMA journal_mode = WAL", "configure database");
+  if (!wal) {
+    int code = db.LastErrorCode();
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+      return Error::FailedPrecondition("run store: " + path +
+                                       " is not a SQLite database (or is damaged); refusing "
+                                       "to use it");
+    }
+    return wal;
+  }
+  // FULL: a run the store reported finished survives a power cut; one fsync
+  // per write transaction is nothing next to a run's model calls.
+  return db.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", "configure database");
+}
+
+Status ValidateRun(const app::RunRecord& run) {
+  if (run.run_id.empty()) return Error::InvalidArgument("run store: the run id is empty");
+  if (run.status != "RUNNING" && run.status != "SUCCEEDED" && run.status != "FAILED") {
+    return Error::InvalidArgument("run store: status must be RUNNING, SUCCEEDED or FAILED");
+  }
+  for (std::size_t i = 1; i < run.trace.size(); ++i) {
+    if (run.trace[i].seq <= run.trace[i - 1].seq) {
+      return Error::InvalidArgument("run store: trace event seq must increase");
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::Open(const std::string& url_or_path,
+                                                             const Clock& clock) {
+  Result<std::string> path = DatabasePath(url_or_path);
+  if (!path) return path.error();
+  if (*path != kMemory) {
+    if (Status folders = CreateParentFolders(*path); !folders) return folders.error();
+  }
+  Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(*path);
+  if (!db) return db.error();
+  if (Status configured = Configure(**db, *path); !configured) return configured.error();
+  if (Status migrated = ApplyMigrations(**db, RunStoreMigrations(), clock); !migrated) {
+    return migrated.error();
+  }
+  return std::unique_ptr<SqliteRunStore>(new SqliteRunStore(std::move(*db)));
+}
+
+SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+
+SqliteRunStore::~SqliteRunStore() = default;
+
+Status SqliteRunStore::CreateRun(const app::RunRecord& run) { return WriteRun(run, false); }
+
+Status SqliteRunStore::FinishRun(const app::RunRecord& run) { return WriteRun(run, true); }
+
+Status SqliteRunStore::WriteRun(const app::RunRecord& run, bool replace) {
+  if (Status valid = ValidateRun(run); !valid) return valid;
+  Result<EncodedChildren> encoded = EncodeChildren(run);
+  if (!encoded) return encoded.error();
+  std::string_view operation = replace ? "finish run" : "create run";
+  MutexLock lock(mu_);
+  Transaction tx(*db_);
+  if (Status begun = tx.Begin(Transaction::Kind::kWrite, operation); !begun) return begun;
+  if (Status rows = WriteRunRows(*db_, run, *encoded, replace); !rows) return rows;
+  return tx.Commit();
+}
+
+Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& run_id) {
+  MutexLock lock(mu_);
+  // One read transaction: row, steps and trace from the same snapshot, even
+  // when another process finishes the run meanwhile.
+  Transaction tx(*db_);
+  if (Status begun = tx.Begin(Transaction::Kind::kRead, "read run"); !begun) return begun.error();
+  Result<std::optional<app::RunRecord>> run = ReadRunRows(*db_, run_id);
+  if (!run) return run.error();
+  if (Status done = tx.Commit(); !done) return done.error();
+  return run;
+}
+
+Result<std::vector<app::RunSummary>> SqliteRunStore::ListRuns(int limit) {
+  if (limit < 1 || limit > kMaxListLimit) {
+    return Error::InvalidArgument("run store: the list limit must be between 1 and " +
+                                  std::to_string(kMaxListLimit));
+  }
+  MutexLock lock(mu_);
+  auto stmt = db_->Prepare(
+      "SELECT run_id, conversation_id, route, status, release_outcome, fallback_code, "
+      "created_at FROM diagnosis_run ORDER BY created_at DESC, run_id DESC LIMIT ?1",
+      "list runs");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, static_cast<std::int64_t>(limit));
+  std::vector<app::RunSummary> runs;
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) return runs;
+    app::RunSummary summary;
+    summary.run_id = stmt->Text(0);
+    summary.conversation_id = stmt->Text(1);
+    summary.route = stmt->Text(2);
+    summary.status = stmt->Text(3);
+    summary.release_outcome = stmt->OptionalText(4);
+    summary.fallback_code = stmt->OptionalText(5);
+    Result<WallTime> created_at = ReadTime(*stmt, 6);
+    if (!created_at) return created_at.error();
+    summary.created_at = *created_at;
+    runs.push_back(std::move(summary));
+  }
+}
+
+Status SqliteRunStore::AppendTurn(const std::string& conversation_id,
+                                  const app::ConversationTurn& turn) {
+  if (conversation_id.empty()) {
+    return Error::InvalidArgument("run store: the conversation id is empty");
+  }
+  if (turn.role != "user" && turn.role != "assistant") {
+    return Error::InvalidArgument("run store: a turn's role must be user or assistant");
+  }
+  std::string created_at = FormatRfc3339Millis(turn.created_at);
+  MutexLock lock(mu_);
+  Transaction tx(*db_);
+  if (Status begun = tx.Begin(Transaction::Kind::kWrite, "append turn"); !begun) return begun;
+  {
+    auto conversation = db_->Prepare(
+        "INSERT INTO conversation (conversation_id, created_at) VALUES (?1, ?2) "
+        "ON CONFLICT (conversation_id) DO NOTHING",
+        "append turn");
+    if (!conversation) return conversation.error();
+    conversation->Bind(1, conversation_id).Bind(2, created_at);
+    if (Status written = conversation->Run(); !written) return written;
+  }
+  {
+    // The next seq is computed inside the write transaction, so two
+    // appends (from this or another process) never take the same one.
+    auto message = db_->Prepare(
+        "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
+        "created_at) SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4, ?5 "
+        "FROM conversation_message WHERE conversation_id = ?1",
+        "append turn");
+    if (!message) return message.error();
+    message->Bind(1, conversation_id)
+        .Bind(2, turn.role)
+        .Bind(3, turn.content)
+        .Bind(4, turn.run_id)
+        .Bind(5, created_at);
+    if (Status written = message->Run(); !written) return written;
+  }
+  return tx.Commit();
+}
+
+Result<std::vector<app::ConversationTurn>> SqliteRunStore::RecentTurns(
+    const std::string& conversation_id, int max_turns) {
+  if (max_turns < 0) return Error::InvalidArgument("run store: max_turns is negative");
+  std::vector<app::ConversationTurn> turns;
+  if (max_turns == 0) return turns;
+  MutexLock lock(mu_);
+  auto stmt = db_->Prepare(
+      "SELECT role, content, run_id, created_at FROM conversation_message "
+      "WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2",
+      "read conversation");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, conversation_id).Bind(2, static_cast<std::int64_t>(max_turns));
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    app::ConversationTurn turn;
+    turn.role = stmt->Text(0);
+    turn.content = stmt->Text(1);
+    turn.run_id = stmt->Text(2);
+    Result<WallTime> created_at = ReadTime(*stmt, 3);
+    if (!created_at) return created_at.error();
+    turn.created_at = *created_at;
+    turns.push_back(std::move(turn));
+  }
+  // Read newest first to take the last N; the caller wants them in order.
+  std::reverse(turns.begin(), turns.end());
+  return turns;
+}
+
+}  // namespace diagd::store

@@ -1,0 +1,67 @@
+// The run store on SQLite (storage.runs = "sqlite:PATH"), the embedded
+// default. Schema, migrations, durability and concurrency are described in
+// docs/run-store.md.
+//
+// Thread safety: safe for concurrent use. One connection, guarded by one
+// mutex: every call runs its statements (and its transaction) alone. Calls
+// are short (a run writes its record twice), so serializing them costs less
+// than a pool of connections would in locking and code; other processes may
+// share the file (WAL, busy_timeout).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/run_store.h"
+#include "core/clock.h"
+#include "core/mutex.h"
+#include "core/result.h"
+
+namespace diagd::store {
+
+class SqliteDb;
+
+class SqliteRunStore final : public app::RunStore {
+ public:
+  // `url_or_path`: "sqlite:/abs/path", "sqlite::memory:" (a private
+  // database that lives as long as the store; for tests) or a bare path.
+  // Creates the parent folders and the file when missing, sets WAL,
+  // busy_timeout and foreign keys, and applies missing schema migrations.
+  // INVALID_ARGUMENT for another scheme; FAILED_PRECONDITION for a file that
+  // is no SQLite database, belongs to another application, or has a newer
+  // schema than this build; UNAVAILABLE when SQLite or the file system fails.
+  // `clock` stamps applied migrations; it must outlive the store.
+  static Result<std::unique_ptr<SqliteRunStore>> Open(const std::string& url_or_path,
+                                                      const Clock& clock);
+  ~SqliteRunStore() override;
+
+  // INVALID_ARGUMENT for an empty run id, a status outside RUNNING,
+  // SUCCEEDED, FAILED, or trace events whose seq do not increase;
+  // FAILED_PRECONDITION when the run exists already.
+  Status CreateRun(const app::RunRecord& run) override;
+  // Inserts the run when CreateRun never stored it.
+  Status FinishRun(const app::RunRecord& run) override;
+  Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;
+  Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
+  // INVALID_ARGUMENT for an empty conversation id or a role other than
+  // "user" and "assistant". The conversation is created by its first turn.
+  Status AppendTurn(const std::string& conversation_id, const app::ConversationTurn& turn) override;
+  // An unknown conversation has no turns; INVALID_ARGUMENT when
+  // `max_turns` is negative.
+  Result<std::vector<app::ConversationTurn>> RecentTurns(const std::string& conversation_id,
+                                                         int max_turns) override;
+
+  static constexpr int kMaxListLimit = 200;
+  // How long a call waits for another process's write lock.
+  static constexpr int kBusyTimeoutMs = 5000;
+
+ private:
+  explicit SqliteRunStore(std::unique_ptr<SqliteDb> db);
+
+  Status WriteRun(const app::RunRecord& run, bool replace) EXCLUDES(mu_);
+
+  Mutex mu_;
+  std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
+};
+
+}  // namespace diagd::store
