@@ -1,0 +1,92 @@
+// What the investigation has established so far, derived again on every
+// call from the observations (investigation_state.h): the log "hops" (one
+// per topic with evidence, its message templates, the other topics its
+// errors name, and the hop that led to it), the causal chain from the
+// surface symptom down to the deepest hop, the runbook sections that speak
+// about what the logs show, the tables of each datasource, and the change
+// record that fits the chain in time and place.
+//
+// Tool results are data: a document written as instructions to an AI is
+// flagged (`instruction_like`) and never used as a fact or a pointer.
+//
+// Thread safety: plain values; BuildCaseFile is a pure function.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/offline/investigation_state.h"
+#include "model/offline/log_templates.h"
+#include "model/offline/question_analysis.h"
+#include "model/offline/schema_discovery.h"
+
+namespace diagd::model::offline {
+
+// One topic whose logs returned evidence.
+struct LogHop {
+  std::string topic;
+  std::vector<std::size_t> calls;     // evidence calls on this topic, in order
+  std::vector<EventItem> events;      // their events, newest first per call
+  std::vector<TemplateGroup> groups;  // over `events`
+  std::vector<std::string> mentions;  // other topics named by its top templates
+  std::optional<std::size_t> parent;  // the hop that led here
+  MessageReading reading;             // merged over the top templates
+  std::string key_message;            // the message the key phrase is quoted from
+  std::size_t key_call = 0;           // the call that returned it
+};
+
+// A document section that speaks about what the investigation found.
+struct DocHit {
+  std::size_t call = 0;
+  std::size_t item = 0;
+  int score = 0;
+  std::string quote;                // an exact substring of the excerpt
+  std::vector<std::string> topics;  // configured topics the excerpt names
+  int chain_position = -1;          // the link of the chain its quote speaks to
+};
+
+// The change record that fits the chain.
+struct ChangeRecord {
+  std::size_t call = 0;
+  std::string table;
+  std::string service, version, time, summary, ticket, db_change, previous_version;
+  std::string db_change_column;    // the name of the column db_change was read from
+  std::string quote;               // an exact cell text to cite (the summary, else the version)
+  std::size_t chain_position = 0;  // the chain hop its service is (0 = surface)
+};
+
+struct CaseFile {
+  std::vector<LogHop> hops;
+  std::vector<std::size_t> chain;             // hop indexes, surface first, deepest last
+  std::vector<DocHit> docs;                   // trusted, relevant sections, best first
+  std::vector<std::string> instruction_like;  // titles of documents flagged
+  std::vector<DatasourceSchema> schemas;
+  std::optional<ChangeRecord> change;
+  std::string latest_time;    // the newest event time seen ("YYYY-MM-DD HH:MM:SS")
+  std::string earliest_time;  // the oldest
+  int window_minutes = 0;     // the lookback the logs were read with
+
+  const LogHop* Deepest() const { return chain.empty() ? nullptr : &hops[chain.back()]; }
+};
+
+CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& analysis);
+
+// Whether a hop shows a failure: its dominant messages are errors, or name a
+// timeout, a 5xx, an exhausted pool, memory, a refused connection, a
+// certificate, a slow query or a full scan. Low stock warnings are none.
+bool IsFailure(const LogHop& hop);
+
+// The row of a change table (deployments, releases, changes...) that fits
+// the chain of `file`: made within the log window (or shortly before it) on
+// a service of the chain, or describing what the deepest errors show; the
+// deeper its service sits in the chain, the better. Nothing when no row fits.
+// (change_record.cc)
+std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state, const CaseFile& file);
+
+// True for text written as instructions to an AI agent ("忽略之前的所有指令",
+// "ignore previous instructions", "给 AI 诊断助手的说明"...).
+bool IsInstructionLike(const std::string& text);
+
+}  // namespace diagd::model::offline

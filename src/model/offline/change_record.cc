@@ -1,0 +1,152 @@
+// FindChangeRecord (case_file.h): which change, if any, explains the chain.
+#include <algorithm>
+
+#include "core/text.h"
+#include "model/offline/case_file.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+// Column positions by role, from the column names.
+struct Roles {
+  int service = -1, version = -1, time = -1, summary = -1, ticket = -1, db_change = -1;
+};
+
+int FindColumn(const std::vector<std::string>& columns, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (text::AsciiLower(columns[i]) == name) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+Roles RolesOf(const std::vector<std::string>& columns, const std::string& time_column) {
+  Roles roles;
+  roles.service = FindColumn(columns, {"service", "service_name", "app", "application", "component",
+                                       "system", "target", "module", "name"});
+  roles.version = FindColumn(columns, {"version", "tag", "release", "revision", "build"});
+  roles.summary =
+      FindColumn(columns, {"change_summary", "summary", "description", "desc", "details", "detail",
+                           "content", "comment", "title", "message", "change"});
+  roles.ticket = FindColumn(columns, {"ticket", "change_id", "jira", "issue", "request_id"});
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::string lower = text::AsciiLower(columns[i]);
+    if (lower == text::AsciiLower(time_column)) roles.time = static_cast<int>(i);
+    bool db = lower.find("db") != std::string::npos || lower.find("ddl") != std::string::npos ||
+              lower.find("schema") != std::string::npos;
+    if (db && roles.db_change < 0) roles.db_change = static_cast<int>(i);
+  }
+  return roles;
+}
+
+std::string CellText(const std::vector<Cell>& row, int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= row.size()) return {};
+  return row[static_cast<std::size_t>(index)].text;
+}
+
+// Identifiers the deepest errors show ("payment_record", "selectRecentByUserId").
+std::vector<std::string> EvidenceIdentifiers(const CaseFile& file) {
+  std::vector<std::string> words;
+  auto add = [&](const std::string& word) {
+    if (word.size() >= 4 && std::find(words.begin(), words.end(), word) == words.end()) {
+      words.push_back(word);
+    }
+  };
+  for (std::size_t position : file.chain) {
+    const LogHop& hop = file.hops[position];
+    add(hop.reading.table);
+    add(hop.reading.column);
+    for (const auto& word : AsciiWords(hop.key_message, 8)) {
+      bool identifier =
+          word.find('_') != std::string::npos ||
+          std::any_of(word.begin() + 1, word.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+      bool digits =
+          std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (identifier && !digits) add(word);
+    }
+  }
+  return words;
+}
+
+std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::string& service) {
+  if (service.empty()) return std::nullopt;
+  for (std::size_t p = file.chain.size(); p-- > 0;) {
+    const std::string& topic = file.hops[file.chain[p]].topic;
+    if (text::AsciiLower(topic) == text::AsciiLower(service) || ContainsName(service, topic))
+      return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
+                                             const CaseFile& file) {
+  if (file.chain.empty() || file.latest_time.empty()) return std::nullopt;
+  std::vector<std::string> identifiers = EvidenceIdentifiers(file);
+  // Changes made in the window the logs show, or up to half an hour before it.
+  std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
+  std::string latest = file.latest_time;
+
+  std::optional<ChangeRecord> best;
+  int best_score = 0;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    std::string table, order_column;
+    if (call.tool != ToolKind::kMysql || call.outcome != Outcome::kEvidence ||
+        !ParseChangeQuery(call.input.sql, &table, &order_column)) {
+      continue;
+    }
+    Roles roles = RolesOf(call.columns, order_column);
+    for (const auto& row : call.rows) {
+      std::string time = SortableTime(CellText(row, roles.time));
+      if (time.empty() || time < earliest || time > latest) continue;
+      std::string service = CellText(row, roles.service);
+      std::string summary = CellText(row, roles.summary);
+      int score = 0;
+      auto position = ChainPositionOf(file, service);
+      if (position) score += 10 + 5 * static_cast<int>(*position);
+      bool describes =
+          std::any_of(identifiers.begin(), identifiers.end(),
+                      [&](const std::string& word) { return ContainsFold(summary, word); });
+      if (describes) score += 6;
+      if (score == 0) continue;
+      if (best && (score < best_score || (score == best_score && time <= best->time))) continue;
+      ChangeRecord record;
+      record.call = c;
+      record.table = table;
+      record.service = service;
+      record.version = CellText(row, roles.version);
+      record.time = time;
+      record.summary = summary;
+      record.ticket = CellText(row, roles.ticket);
+      record.db_change = CellText(row, roles.db_change);
+      if (roles.db_change >= 0)
+        record.db_change_column = call.columns[static_cast<std::size_t>(roles.db_change)];
+      record.chain_position = position.value_or(file.chain.size() - 1);
+      bool summary_quotable = roles.summary >= 0 &&
+                              static_cast<std::size_t>(roles.summary) < row.size() &&
+                              row[static_cast<std::size_t>(roles.summary)].is_text &&
+                              text::CodePointCount(summary) >= 4;
+      record.quote = summary_quotable ? CutPrefix(summary, 160) : record.version;
+      if (text::CodePointCount(record.quote) < 4) record.quote.clear();
+      // The version before it, for the rollback.
+      std::string previous_time;
+      for (const auto& other : call.rows) {
+        std::string other_time = SortableTime(CellText(other, roles.time));
+        if (CellText(other, roles.service) == service && !other_time.empty() && other_time < time &&
+            other_time > previous_time) {
+          previous_time = other_time;
+          record.previous_version = CellText(other, roles.version);
+        }
+      }
+      best = record;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,281 @@
+#include "model/offline/conclusion_writer.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cstdio>
+
+#include "core/json.h"
+#include "core/text.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+namespace bj = boost::json;
+
+constexpr std::size_t kMaxCitations = 7;
+
+bool IsEn(const InvestigationState& state) { return state.lang == Lang::kEn; }
+
+std::string Quoted(const std::string& s, bool en) { return en ? "\"" + s + "\"" : "“" + s + "”"; }
+
+// A phrase of the hop's key message to quote: the SQL fragment of a full
+// scan; an exception text when it is what names the trouble (a pool, memory,
+// a certificate, a refused connection, a slow query); else the lead words.
+std::string HopQuote(const LogHop& hop) {
+  if (hop.reading.full_scan && text::CodePointCount(hop.reading.sql_fragment) >= 4) {
+    return hop.reading.sql_fragment;
+  }
+  MessageReading reading = ReadMessage(hop.key_message);
+  for (const auto& exception : reading.exceptions) {
+    MessageReading inner = ReadMessage(exception);
+    if (inner.pool_exhausted || inner.out_of_memory || inner.certificate || inner.refused ||
+        inner.slow) {
+      return exception;
+    }
+  }
+  if (text::CodePointCount(reading.lead) >= 6) return reading.lead;
+  return BestPhrase(hop.key_message);
+}
+
+// The call among the hop's calls whose events hold `quote`.
+std::optional<std::size_t> CallHolding(const InvestigationState& state, const LogHop& hop,
+                                       const std::string& quote) {
+  for (std::size_t c : hop.calls) {
+    for (const auto& event : state.calls[c].events) {
+      if (event.message.find(quote) != std::string::npos) return c;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Seconds(const std::string& query_time) {
+  if (query_time.empty()) return {};
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.1f", std::atof(query_time.c_str()));
+  return buffer;
+}
+
+// What one link of the chain shows, in a clause.
+std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
+                        const std::string& child, bool surface) {
+  bool en = IsEn(state);
+  const MessageReading& r = hop.reading;
+  std::string quote = Quoted(HopQuote(hop), en);
+  if (r.full_scan) {
+    std::string sent = std::to_string(r.rows_sent.value_or(0));
+    std::string seconds = Seconds(r.query_time);
+    if (en) {
+      return "on " + hop.topic + " the query filtering " + r.table + " by " + r.column +
+             " scans the whole table (" + r.rows_examined_phrase + " for " + sent + " rows sent" +
+             (seconds.empty() ? "" : ", Query_time about " + seconds + " s") +
+             "): there is no usable index on " + r.column;
+    }
+    return hop.topic + " 上对 " + r.table + " 按 " + r.column + " 过滤的查询全表扫描（" +
+           r.rows_examined_phrase + "，只返回 " + sent + " 行" +
+           (seconds.empty() ? "" : "，Query_time 约 " + seconds + " 秒") + "），说明缺少以 " +
+           r.column + " 开头的可用索引";
+  }
+  if (r.pool_exhausted) {
+    return en ? hop.topic + "'s database connection pool runs dry (" + quote + ")"
+              : hop.topic + " 的数据库连接池被占满（" + quote + "）";
+  }
+  if (r.slow) {
+    return en ? hop.topic + " logs many slow queries (" + quote + ")"
+              : hop.topic + " 出现大量慢查询（" + quote + "）";
+  }
+  if (!child.empty()) {
+    std::string extra;
+    // The second kind of failure of the surface ("FAILED" next to "TIMEOUT").
+    if (surface && hop.groups.size() > 1) {
+      const std::string& other = hop.events[hop.groups[1].members.front()].message;
+      std::string lead = ReadMessage(other).lead;
+      if (text::CodePointCount(lead) >= 6 &&
+          hop.groups[1].members.size() * 5 >= hop.events.size()) {
+        extra = Quoted(lead, en);
+      }
+    }
+    if (r.timeout && !r.server_error) {
+      return en ? hop.topic + " times out calling " + child + " (" + quote + extra + ")"
+                : hop.topic + " 调用 " + child + " 超时（" + quote + extra + "）";
+    }
+    return en ? hop.topic + " fails calling " + child + " (" + quote + extra + ")"
+              : hop.topic + " 调用 " + child + " 失败（" + quote + extra + "）";
+  }
+  if (r.out_of_memory) {
+    return en ? hop.topic + " runs out of memory (" + quote + ")"
+              : hop.topic + " 内存耗尽（" + quote + "）";
+  }
+  if (r.certificate) {
+    return en ? hop.topic + " fails certificate validation (" + quote + ")"
+              : hop.topic + " 证书校验失败（" + quote + "）";
+  }
+  if (r.refused) {
+    return en ? hop.topic + " gets connections refused (" + quote + ")"
+              : hop.topic + " 连接被拒绝（" + quote + "）";
+  }
+  if (r.timeout) {
+    return en ? hop.topic + " times out (" + quote + ")" : hop.topic + " 大量超时（" + quote + "）";
+  }
+  return en ? hop.topic + " logs many errors (" + quote + ")"
+            : hop.topic + " 大量报错（" + quote + "）";
+}
+
+bool MeansNone(const std::string& value) {
+  std::string v = text::AsciiLower(std::string(Trim(value)));
+  return v == "无" || v == "none" || v == "-" || v == "n/a" || v == "no";
+}
+
+std::string DescribeChange(const InvestigationState& state, const ChangeRecord& change) {
+  bool en = IsEn(state);
+  std::string when =
+      change.time + (change.ticket.empty() ? "" : (en ? ", " : "，") + change.ticket);
+  std::string summary = CutPrefix(change.summary, 160);
+  std::string db = MeansNone(change.db_change)
+                       ? (en ? ", shipped without a database change (" + change.db_change_column +
+                                   ": " + change.db_change + ")"
+                             : "，且未附带数据库变更（" + change.db_change_column + "：" +
+                                   change.db_change + "）")
+                       : std::string();
+  // A row without a version is a configuration change, not a release.
+  if (change.version.empty()) {
+    return en ? change.service + " was changed (" + when + "): " + Quoted(summary, true) + db
+              : change.service + " 发生变更（" + when + "）：" + Quoted(summary, false) + db;
+  }
+  if (en) {
+    return change.service + " " + change.version + " was deployed (" + when + ") with the change " +
+           Quoted(summary, true) + db;
+  }
+  return change.service + " " + change.version + " 发布（" + when + "）引入变更" +
+         Quoted(summary, false) + db;
+}
+
+// The symptom as the question put it: its HTTP statuses, else its first word.
+std::string SymptomClause(const InvestigationState& state, const QuestionAnalysis& analysis) {
+  if (analysis.symptoms.empty()) return {};
+  std::string words;
+  for (const auto& symptom : analysis.symptoms) {
+    bool status = symptom.word.size() == 3 && symptom.word[0] == '5';
+    if (status) words += (words.empty() ? "" : "/") + symptom.word;
+  }
+  if (words.empty()) words = analysis.symptoms.front().word;
+  return IsEn(state) ? ", which is the " + words + " the question is about"
+                     : "，即问题中所说的" + Quoted(words, false);
+}
+
+std::string RootCause(const InvestigationState& state, const QuestionAnalysis& analysis,
+                      const CaseFile& file) {
+  bool en = IsEn(state);
+  std::vector<std::string> clauses;
+  for (std::size_t p = file.chain.size(); p-- > 0;) {
+    const LogHop& hop = file.hops[file.chain[p]];
+    std::string child =
+        p + 1 < file.chain.size() ? file.hops[file.chain[p + 1]].topic : std::string();
+    clauses.push_back(DescribeHop(state, hop, child, p == 0 && file.chain.size() > 1));
+  }
+  std::string text;
+  if (file.change)
+    text = DescribeChange(state, *file.change) + (en ? "; after it, " : "；上线后，");
+  for (std::size_t i = 0; i < clauses.size(); ++i) {
+    if (i > 0) {
+      bool last = i + 1 == clauses.size();
+      text += en ? (last ? "; in the end " : "; then ") : (last ? "；最终，" : "；进而，");
+    }
+    text += clauses[i];
+  }
+  return text + SymptomClause(state, analysis) + (en ? "." : "。");
+}
+
+std::vector<DraftCitation> Citations(const InvestigationState& state, const CaseFile& file) {
+  std::vector<DraftCitation> citations;
+  auto add = [&](std::size_t call, const std::string& quote) {
+    if (text::CodePointCount(quote) < 4 || citations.size() >= kMaxCitations) return;
+    DraftCitation citation{state.calls[call].id, quote};
+    bool seen = std::any_of(citations.begin(), citations.end(), [&](const DraftCitation& c) {
+      return c.call_id == citation.call_id && c.quote == citation.quote;
+    });
+    if (!seen) citations.push_back(citation);
+  };
+  for (std::size_t p = file.chain.size(); p-- > 0;) {
+    const LogHop& hop = file.hops[file.chain[p]];
+    std::string quote = HopQuote(hop);
+    if (auto call = CallHolding(state, hop, quote)) add(*call, quote);
+    if (hop.reading.full_scan) {
+      if (auto call = CallHolding(state, hop, hop.reading.rows_examined_phrase)) {
+        add(*call, hop.reading.rows_examined_phrase);
+      }
+    }
+  }
+  if (file.change && !file.change->quote.empty()) add(file.change->call, file.change->quote);
+  // The best runbook section for each link, deepest first, two at most.
+  std::size_t documents = 0;
+  for (std::size_t p = file.chain.size(); p-- > 0 && documents < 2;) {
+    for (const auto& hit : file.docs) {
+      if (hit.chain_position != static_cast<int>(p)) continue;
+      add(hit.call, hit.quote);
+      ++documents;
+      break;
+    }
+  }
+  return citations;
+}
+
+}  // namespace
+
+Draft BuildDraft(const InvestigationState& state, const QuestionAnalysis& analysis,
+                 const CaseFile& file) {
+  Draft draft;
+  // One service's errors alone say where it hurts, not why: a conclusion
+  // needs a chain, or a change record or runbook that speaks to them.
+  bool corroborated = file.change.has_value() || !file.docs.empty();
+  bool failing = std::any_of(file.chain.begin(), file.chain.end(),
+                             [&](std::size_t position) { return IsFailure(file.hops[position]); });
+  bool holds = failing && (file.chain.size() >= 2 || corroborated);
+  if (holds) {
+    DraftConclusion conclusion;
+    conclusion.root_cause = RootCause(state, analysis, file);
+    int kinds = 1 + (file.change ? 1 : 0) + (file.docs.empty() ? 0 : 1);
+    conclusion.confidence = kinds >= 3 ? "HIGH" : kinds == 2 ? "MEDIUM" : "LOW";
+    conclusion.evidence = Citations(state, file);
+    if (!conclusion.evidence.empty()) draft.conclusion = std::move(conclusion);
+  }
+  draft.findings = BuildFindings(state, file);
+  draft.missing_info = BuildMissingInfo(state, analysis, file, draft.conclusion.has_value());
+  draft.notes = BuildNotes(state, analysis, file);
+  if (draft.conclusion) draft.next_steps = BuildNextSteps(state, file);
+  return draft;
+}
+
+std::string DraftToJson(const Draft& draft) {
+  bj::object root;
+  if (draft.conclusion) {
+    bj::array evidence;
+    for (const auto& c : draft.conclusion->evidence) {
+      evidence.push_back(bj::object{{"tool_call_id", c.call_id}, {"quote", c.quote}});
+    }
+    root["conclusion"] = bj::object{{"root_cause", draft.conclusion->root_cause},
+                                    {"confidence", draft.conclusion->confidence},
+                                    {"evidence", std::move(evidence)}};
+  } else {
+    root["conclusion"] = nullptr;
+  }
+  bj::array findings;
+  for (const auto& f : draft.findings) {
+    bj::object finding{{"tool_call_id", f.call_id},
+                       {"kind", f.found ? "FOUND" : "NOT_FOUND"},
+                       {"statement", f.statement}};
+    if (f.found) finding["quote"] = f.quote;
+    findings.push_back(std::move(finding));
+  }
+  root["findings"] = std::move(findings);
+  bj::array missing, notes, steps;
+  for (const auto& m : draft.missing_info) missing.emplace_back(m);
+  for (const auto& n : draft.notes) notes.emplace_back(n);
+  for (const auto& s : draft.next_steps) steps.emplace_back(s);
+  root["limitations"] =
+      bj::object{{"missing_info", std::move(missing)}, {"notes", std::move(notes)}};
+  root["next_steps"] = std::move(steps);
+  return json::Serialize(root);
+}
+
+}  // namespace diagd::model::offline

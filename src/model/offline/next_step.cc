@@ -1,0 +1,383 @@
+#include "model/offline/next_step.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <set>
+
+#include "core/json.h"
+#include "core/text.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+namespace bj = boost::json;
+
+constexpr std::size_t kMaxPrimaryTopics = 2;
+constexpr std::size_t kMaxDatasources = 2;
+constexpr std::size_t kMaxDocQueryCodePoints = 100;
+
+struct Candidate {
+  ToolKind tool = ToolKind::kOther;
+  CallInput input;
+};
+
+std::string InputJson(const Candidate& c) {
+  bj::object input;
+  switch (c.tool) {
+    case ToolKind::kDocuments:
+      input["query"] = c.input.query;
+      break;
+    case ToolKind::kLogs:
+      input["topic"] = c.input.topic;
+      input["query"] = c.input.query;
+      if (c.input.lookback) input["lookback_minutes"] = *c.input.lookback;
+      break;
+    case ToolKind::kMysql: {
+      input["datasource"] = c.input.datasource;
+      input["sql"] = c.input.sql;
+      bj::array params;
+      for (const auto& p : c.input.params) params.emplace_back(p);
+      input["params"] = std::move(params);
+      break;
+    }
+    case ToolKind::kOther:
+      break;
+  }
+  return json::Serialize(input);
+}
+
+bool SameScope(const Candidate& c, const CallRecord& call) {
+  if (c.tool != call.tool) return false;
+  switch (c.tool) {
+    case ToolKind::kDocuments:
+      return text::CollapseWhitespace(c.input.query) == text::CollapseWhitespace(call.input.query);
+    case ToolKind::kLogs:
+      return c.input.topic == call.input.topic &&
+             text::CollapseWhitespace(c.input.query) ==
+                 text::CollapseWhitespace(call.input.query) &&
+             c.input.lookback == call.input.lookback;
+    case ToolKind::kMysql:
+      return c.input.datasource == call.input.datasource && c.input.sql == call.input.sql;
+    case ToolKind::kOther:
+      break;
+  }
+  return false;
+}
+
+bool Tried(const Candidate& c, const InvestigationState& state) {
+  return std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
+    return call.outcome != Outcome::kViolation && SameScope(c, call);
+  });
+}
+
+// Any logs call on `topic` that ran or was refused for its input.
+bool TopicQueried(const InvestigationState& state, const std::string& topic) {
+  return std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
+    return call.tool == ToolKind::kLogs && call.input.topic == topic &&
+           call.outcome != Outcome::kViolation;
+  });
+}
+
+bool NoEvidenceFor(const InvestigationState& state, const std::string& topic,
+                   const std::string& query) {
+  return std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
+    return call.tool == ToolKind::kLogs && call.input.topic == topic && call.input.query == query &&
+           call.outcome == Outcome::kNoEvidence;
+  });
+}
+
+std::optional<int> Lookback(const QuestionAnalysis& analysis) {
+  if (analysis.lookback_minutes) return analysis.lookback_minutes;
+  // "Yesterday" is further back than the default window; the harness clamps
+  // this to its maximum and the observation shows what was used.
+  if (!analysis.past_day_text.empty()) return 1440;
+  return std::nullopt;
+}
+
+Candidate Logs(const std::string& topic, const std::string& query,
+               const QuestionAnalysis& analysis) {
+  Candidate c;
+  c.tool = ToolKind::kLogs;
+  c.input.topic = topic;
+  c.input.query = query;
+  c.input.lookback = Lookback(analysis);
+  return c;
+}
+
+Candidate Docs(const std::string& query) {
+  Candidate c;
+  c.tool = ToolKind::kDocuments;
+  c.input.query = CutPrefix(text::CollapseWhitespace(query), kMaxDocQueryCodePoints);
+  return c;
+}
+
+Candidate Sql(const std::string& datasource, const std::string& sql,
+              std::vector<std::string> params = {}) {
+  Candidate c;
+  c.tool = ToolKind::kMysql;
+  c.input.datasource = datasource;
+  c.input.sql = sql;
+  c.input.params = std::move(params);
+  return c;
+}
+
+// Errors first; infrastructure logs its trouble as warnings (slow queries,
+// evictions), and slowness is a warning anywhere. Without errors, warnings.
+void AddTopicQueries(const std::string& topic, bool slowness, const InvestigationState& state,
+                     const QuestionAnalysis& analysis, std::vector<Candidate>& out) {
+  if (IsInfraTopic(topic) || slowness) {
+    out.push_back(Logs(topic, "level:WARN,ERROR", analysis));
+    return;
+  }
+  out.push_back(Logs(topic, "level:ERROR", analysis));
+  if (NoEvidenceFor(state, topic, "level:ERROR"))
+    out.push_back(Logs(topic, "level:WARN", analysis));
+}
+
+std::string DocQueryFor(const LogHop& hop, Lang lang) {
+  if (hop.reading.full_scan) {
+    return lang == Lang::kEn ? "Rows_examined full table scan index"
+                             : "Rows_examined 全表扫描 索引";
+  }
+  for (const auto& exception : hop.reading.exceptions) {
+    if (text::CodePointCount(exception) >= 12) return exception;
+  }
+  if (text::CodePointCount(hop.reading.lead) >= 4) return hop.reading.lead;
+  return BestPhrase(hop.key_message);
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+std::vector<std::string> SymptomWords(const QuestionAnalysis& analysis) {
+  std::vector<std::string> words;
+  for (const auto& symptom : analysis.symptoms) words.push_back(symptom.word);
+  return words;
+}
+
+bool Slowness(const QuestionAnalysis& analysis) {
+  return std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
+                     [](const Symptom& s) { return s.slowness; });
+}
+
+std::vector<std::string> EntryTopics(const InvestigationState& state) {
+  for (const char* mark : {"gateway", "nginx", "ingress", "api", "frontend", "web", "edge"}) {
+    for (const auto& topic : state.topics) {
+      if (ContainsFold(topic, mark)) return {topic};
+    }
+  }
+  if (!state.topics.empty()) return {state.topics.front()};
+  return {};
+}
+
+void AddSqlCandidates(const CaseFile& file, bool change_step, std::vector<Candidate>& out) {
+  std::size_t used = 0;
+  for (const auto& schema : file.schemas) {
+    if (used++ == kMaxDatasources) break;
+    if (!schema.known) {
+      if (!change_step) continue;
+      if (!schema.tried_information_schema) {
+        out.push_back(Sql(schema.datasource, kInformationSchemaSql));
+      } else if (schema.information_schema_failed && !schema.tried_sqlite_master) {
+        out.push_back(Sql(schema.datasource, kSqliteMasterSql));
+      }
+      continue;
+    }
+    if (change_step) {
+      if (const TableInfo* table = FindChangeTable(schema)) {
+        out.push_back(Sql(schema.datasource, ChangeQuerySql(*table)));
+      }
+      continue;
+    }
+    std::vector<std::string> stems;
+    for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
+      stems.push_back(text::AsciiLower(TopicStem(file.hops[*it].topic)));
+    }
+    if (const TableInfo* table = FindStatusTable(schema, stems)) {
+      std::string since = file.latest_time.empty()
+                              ? std::string()
+                              : MinusMinutes(file.latest_time, std::max(file.window_minutes, 1));
+      std::string sql = StatusQuerySql(*table, !since.empty());
+      bool bound = sql.find('?') != std::string::npos;
+      out.push_back(Sql(schema.datasource, sql,
+                        bound ? std::vector<std::string>{since} : std::vector<std::string>{}));
+    }
+  }
+}
+
+std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnalysis& analysis,
+                            const CaseFile& file) {
+  std::vector<Candidate> plan;
+  std::vector<std::string> primaries;
+  if (analysis.topics.empty()) {
+    if (!analysis.unknown_services.empty()) {
+      // A short check that the service really is unknown here; the data
+      // cannot answer for it either way.
+      if (state.offers_documents) {
+        plan.push_back(Docs(Join(analysis.unknown_services) + " " + Join(SymptomWords(analysis))));
+      }
+      return plan;
+    }
+    if (!analysis.HasSymptom()) return plan;
+    // A symptom and no service: start where requests come in; the runbooks
+    // for the symptom come last, if the logs show nothing.
+    primaries = EntryTopics(state);
+  } else {
+    for (const auto& topic : analysis.topics) {
+      if (primaries.size() < kMaxPrimaryTopics) primaries.push_back(topic);
+    }
+  }
+  if (state.offers_logs) {
+    for (const auto& topic : primaries)
+      AddTopicQueries(topic, Slowness(analysis), state, analysis, plan);
+    // The topics the errors name: where the failure comes from.
+    for (const auto& hop : file.hops) {
+      for (const auto& topic : hop.mentions) {
+        if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
+      }
+    }
+  }
+  // One runbook lookup for the deepest error before the datasources; the
+  // others (for links found later) after the change record.
+  const LogHop* deepest = file.Deepest();
+  bool searched_documents =
+      std::any_of(file.chain.begin(), file.chain.end(), [&](std::size_t position) {
+        return Tried(Docs(DocQueryFor(file.hops[position], state.lang)), state);
+      });
+  if (deepest != nullptr && state.offers_documents && !searched_documents) {
+    plan.push_back(Docs(DocQueryFor(*deepest, state.lang)));
+  }
+  // The topics the runbooks point at for it, when they belong to the same
+  // service family as a link of the chain (payment-service -> payment-db).
+  if (state.offers_logs) {
+    std::set<std::string> chain_stems;
+    for (std::size_t position : file.chain)
+      chain_stems.insert(TopicStem(file.hops[position].topic));
+    for (const auto& doc : file.docs) {
+      for (const auto& topic : doc.topics) {
+        if (chain_stems.count(TopicStem(topic)) > 0 && !TopicQueried(state, topic)) {
+          AddTopicQueries(topic, false, state, analysis, plan);
+        }
+      }
+    }
+  }
+  if (!file.hops.empty() && state.offers_mysql) AddSqlCandidates(file, true, plan);
+  if (state.offers_documents) {
+    for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
+      plan.push_back(Docs(DocQueryFor(file.hops[*it], state.lang)));
+    }
+  }
+  if (!file.hops.empty() && state.offers_mysql) AddSqlCandidates(file, false, plan);
+  if (file.hops.empty() && state.offers_documents && analysis.HasSymptom()) {
+    plan.push_back(Docs(Join(analysis.service_words) + " " + Join(SymptomWords(analysis))));
+  }
+  return plan;
+}
+
+std::optional<std::size_t> IndexOf(const InvestigationState& state, const std::string& id) {
+  for (std::size_t i = state.calls.size(); i-- > 0;) {
+    if (state.calls[i].id == id) return i;
+  }
+  return std::nullopt;
+}
+
+std::set<std::string> TemplatesBefore(const InvestigationState& state, std::size_t index) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < index; ++i) {
+    for (const auto& event : state.calls[i].events) seen.insert(TemplateOf(event.message));
+  }
+  return seen;
+}
+
+}  // namespace
+
+const char* GradeOf(const InvestigationState& state, const CaseFile& file, std::size_t index) {
+  const CallRecord& call = state.calls[index];
+  if (call.outcome != Outcome::kEvidence) return "NO_GAIN";
+  switch (call.tool) {
+    case ToolKind::kLogs: {
+      auto seen = TemplatesBefore(state, index);
+      bool fresh = std::any_of(call.events.begin(), call.events.end(), [&](const EventItem& e) {
+        return seen.count(TemplateOf(e.message)) == 0;
+      });
+      return fresh ? "GAINED" : "NO_GAIN";
+    }
+    case ToolKind::kDocuments: {
+      bool relevant = std::any_of(file.docs.begin(), file.docs.end(),
+                                  [&](const DocHit& hit) { return hit.call == index; });
+      return relevant ? "GAINED" : "NO_GAIN";
+    }
+    case ToolKind::kMysql: {
+      if (call.input.sql == kInformationSchemaSql || call.input.sql == kSqliteMasterSql) {
+        bool useful =
+            std::any_of(file.schemas.begin(), file.schemas.end(), [&](const DatasourceSchema& s) {
+              return s.datasource == call.input.datasource && s.known &&
+                     FindChangeTable(s) != nullptr;
+            });
+        return useful ? "GAINED" : "NO_GAIN";
+      }
+      std::string table, order_column;
+      if (ParseChangeQuery(call.input.sql, &table, &order_column)) {
+        return file.change && file.change->call == index ? "GAINED" : "NO_GAIN";
+      }
+      return call.rows.empty() ? "NO_GAIN" : "GAINED";
+    }
+    case ToolKind::kOther:
+      break;
+  }
+  return "NO_GAIN";
+}
+
+NextAction DecideNext(const InvestigationState& state, const QuestionAnalysis& analysis,
+                      const CaseFile& file) {
+  NextAction action;
+  if (state.stop_required || state.calls.size() >= kMaxToolCalls) return action;
+  auto grade = [&](NextAction& a, const std::optional<std::string>& pending) {
+    if (!pending) return;
+    auto index = IndexOf(state, *pending);
+    a.graded_call_id = *pending;
+    a.information_gain = index ? GradeOf(state, file, *index) : "NO_GAIN";
+  };
+  // A protocol answer: send the same input once more with the grade the
+  // harness expects (or without one, when none was expected).
+  if (!state.calls.empty() && state.calls.back().outcome == Outcome::kViolation) {
+    std::size_t streak = 0;
+    for (auto it = state.calls.rbegin();
+         it != state.calls.rend() && it->outcome == Outcome::kViolation; ++it) {
+      ++streak;
+    }
+    const CallRecord& last = state.calls.back();
+    if (streak >= 2 || last.tool == ToolKind::kOther) return action;
+    // We only ever send text parameters, so the rebuilt input is the same.
+    Candidate retry{last.tool, last.input};
+    action.step = ToolStep{last.tool, InputJson(retry)};
+    std::optional<std::string> expected;
+    if (!last.expected_previous_id.empty()) expected = last.expected_previous_id;
+    grade(action, expected);
+    return action;
+  }
+  for (const auto& candidate : Plan(state, analysis, file)) {
+    if (Tried(candidate, state)) continue;
+    action.step = ToolStep{candidate.tool, InputJson(candidate)};
+    grade(action, state.pending);
+    return action;
+  }
+  return action;
+}
+
+std::string EnvelopeJson(const NextAction& action) {
+  bj::object envelope;
+  if (action.graded_call_id) {
+    envelope["previous_observation"] = bj::object{{"tool_call_id", *action.graded_call_id},
+                                                  {"information_gain", action.information_gain}};
+  }
+  auto input = json::Parse(action.step ? action.step->input_json : "{}");
+  envelope["input"] = input ? *input : bj::value(bj::object{});
+  return json::Serialize(envelope);
+}
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,359 @@
+#include "model/offline/question_analysis.h"
+
+#include <algorithm>
+#include <regex>
+#include <string_view>
+
+#include "core/text.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+// Words that name a part of a shop-like system, and the stems its log
+// topics are named with. `needs_suffix`: the word alone usually means
+// something else (用户 = end users), so it names a service only when followed
+// by 服务/中心/系统/service.
+struct Vocabulary {
+  std::vector<std::string_view> words;
+  std::vector<std::string_view> stems;
+  bool needs_suffix = false;
+};
+
+const std::vector<Vocabulary>& ServiceVocabulary() {
+  static const std::vector<Vocabulary> kVocabulary = {
+      {{"订单", "下单", "order"}, {"order"}},
+      {{"支付", "付款", "payment", "pay"}, {"payment", "pay"}},
+      {{"网关", "gateway", "nginx", "ingress"}, {"gateway", "nginx", "ingress"}},
+      {{"库存", "inventory", "stock"}, {"inventory", "stock"}},
+      {{"用户", "user"}, {"user"}, true},
+      {{"数据库", "database", "mysql"}, {"db", "mysql", "database"}},
+      {{"商品", "catalog", "product"}, {"catalog", "product"}},
+      {{"购物车", "cart"}, {"cart"}},
+      {{"缓存", "redis", "cache"}, {"redis", "cache"}},
+      {{"kafka", "消息队列"}, {"kafka", "mq"}},
+      {{"搜索", "search"}, {"search"}},
+      {{"登录", "认证", "auth", "login"}, {"auth", "login"}},
+      {{"风控", "risk"}, {"risk"}},
+      {{"结算", "checkout"}, {"checkout"}},
+      {{"物流", "shipping"}, {"shipping", "logistics"}},
+      {{"通知", "notification"}, {"notification", "notify"}},
+  };
+  return kVocabulary;
+}
+
+struct SymptomWord {
+  std::string_view word;
+  bool slowness = false;
+};
+
+const std::vector<SymptomWord>& SymptomVocabulary() {
+  static const std::vector<SymptomWord> kWords = {
+      {"超时"},
+      {"timeout"},
+      {"timed out"},
+      {"报错"},
+      {"错误"},
+      {"异常"},
+      {"失败"},
+      {"error"},
+      {"exception"},
+      {"fail"},
+      {"慢查询", true},
+      {"slow query", true},
+      {"慢", true},
+      {"延迟", true},
+      {"卡顿", true},
+      {"latency", true},
+      {"slow", true},
+      {"OOM"},
+      {"OutOfMemory"},
+      {"内存溢出"},
+      {"内存"},
+      {"Full GC"},
+      {"GC"},
+      {"连接池"},
+      {"connection pool"},
+      {"死锁"},
+      {"deadlock"},
+      {"证书"},
+      {"certificate"},
+      {"重启"},
+      {"restart"},
+      {"crash"},
+      {"崩溃"},
+      {"挂了"},
+      {"宕机"},
+      {"不可用"},
+      {"unavailable"},
+      {"积压"},
+      {"lag"},
+      {"限流"},
+      {"throttl"},
+      {"5xx"},
+  };
+  return kWords;
+}
+
+constexpr std::size_t kMaxQuestionBytes = 4096;
+
+constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统",    "模块",
+                                          "-service", " service", "service", "_service"};
+constexpr std::string_view kInfraMarks[] = {
+    "db", "mysql",  "redis", "postgres",      "mongo",     "cache", "kafka",
+    "mq", "rabbit", "es",    "elasticsearch", "zookeeper", "etcd",  "memcached"};
+
+bool IsAsciiWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+std::vector<std::string> TopicTokens(const std::string& topic) {
+  std::vector<std::string> tokens;
+  std::string current;
+  for (char c : text::AsciiLower(topic)) {
+    if (c == '-' || c == '_' || c == '.') {
+      if (!current.empty()) tokens.push_back(current);
+      current.clear();
+    } else {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) tokens.push_back(current);
+  return tokens;
+}
+
+bool TopicHasStem(const std::string& topic, std::string_view stem) {
+  for (const auto& token : TopicTokens(topic)) {
+    if (token == stem || token == std::string(stem) + "s") return true;
+  }
+  return false;
+}
+
+// Every occurrence of `word` in `text` (ASCII words only at word boundaries),
+// as byte offsets.
+std::vector<std::size_t> Occurrences(const std::string& folded, std::string_view word) {
+  std::string needle = text::CaseFold(word);
+  bool ascii = std::all_of(needle.begin(), needle.end(), [](char c) { return (c & 0x80) == 0; });
+  std::vector<std::size_t> found;
+  for (std::size_t at = folded.find(needle); at != std::string::npos;
+       at = folded.find(needle, at + 1)) {
+    if (ascii) {
+      bool left = at == 0 || !IsAsciiWordChar(folded[at - 1]);
+      std::size_t end = at + needle.size();
+      // "fail" also finds "failed", "failing": only the left edge is a boundary
+      // for words that inflect; names need both.
+      bool right = end == folded.size() || !IsAsciiWordChar(folded[end]) || needle == "fail" ||
+                   needle == "error" || needle == "throttl" || needle == "restart" ||
+                   needle == "crash" || needle == "order" || needle == "timeout";
+      if (!left || !right) continue;
+    }
+    found.push_back(at);
+  }
+  return found;
+}
+
+bool FollowedBySuffix(const std::string& folded, std::size_t end) {
+  std::string_view rest = std::string_view(folded).substr(end);
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  for (auto suffix : kSuffixes) {
+    std::string_view trimmed = suffix.front() == ' ' ? suffix.substr(1) : suffix;
+    if (rest.substr(0, trimmed.size()) == trimmed) return true;
+  }
+  return false;
+}
+
+bool FollowedByDatabase(const std::string& folded, std::size_t end) {
+  std::string_view rest = std::string_view(folded).substr(end);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '-')) rest.remove_prefix(1);
+  return rest.substr(0, 3) == "库" || rest.substr(0, 9) == "数据库" || rest.substr(0, 2) == "db";
+}
+
+void AddUnique(std::vector<std::string>& list, const std::string& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+int ChineseNumber(const std::string& s) {
+  if (s == "一" || s == "1") return 1;
+  if (s == "两" || s == "二") return 2;
+  if (s == "三") return 3;
+  if (s == "半") return 0;
+  return std::atoi(s.c_str());
+}
+
+void ReadTime(const std::string& text, QuestionAnalysis& analysis) {
+  std::smatch m;
+  static const std::regex kZhLookback(
+      "(最近|过去|近)\\s*(\\d+|一|两|二|三|半)?\\s*(个)?\\s*(小时|分钟|天)");
+  static const std::regex kEnLookback(
+      "(last|past)\\s+(\\d+|an|a|one|two)?\\s*(minute|min|hour|hr|day)", std::regex::icase);
+  if (std::regex_search(text, m, kZhLookback)) {
+    int n = m[2].matched ? ChineseNumber(m[2].str()) : 1;
+    std::string unit = m[4].str();
+    if (unit == "分钟") analysis.lookback_minutes = std::max(n, 1);
+    if (unit == "小时") analysis.lookback_minutes = n == 0 ? 30 : n * 60;
+    if (unit == "天") analysis.lookback_minutes = std::max(n, 1) * 1440;
+  } else if (std::regex_search(text, m, kEnLookback)) {
+    std::string count = m[2].matched ? text::AsciiLower(m[2].str()) : "1";
+    int n = (count == "an" || count == "a" || count == "one") ? 1
+            : count == "two"                                  ? 2
+                                                              : std::atoi(count.c_str());
+    std::string unit = text::AsciiLower(m[3].str());
+    if (unit == "minute" || unit == "min") analysis.lookback_minutes = std::max(n, 1);
+    if (unit == "hour" || unit == "hr") analysis.lookback_minutes = std::max(n, 1) * 60;
+    if (unit == "day") analysis.lookback_minutes = std::max(n, 1) * 1440;
+  }
+  static const std::regex kZhHour("(\\d{1,2})\\s*(点|时)");
+  static const std::regex kClock("\\b(\\d{1,2}):(\\d{2})\\b");
+  static const std::regex kEnHour(
+      "\\b(around|at|since|after|from)\\s+(\\d{1,2})\\s*(am|pm|o'clock)?", std::regex::icase);
+  if (std::regex_search(text, m, kZhHour) || std::regex_search(text, m, kClock)) {
+    int hour = std::atoi(m[1].str().c_str());
+    if (hour >= 0 && hour <= 23) analysis.clock_hour = hour;
+  } else if (std::regex_search(text, m, kEnHour)) {
+    int hour = std::atoi(m[2].str().c_str());
+    if (m[3].matched && text::AsciiLower(m[3].str()) == "pm" && hour < 12) hour += 12;
+    if (hour >= 0 && hour <= 23) analysis.clock_hour = hour;
+  }
+  static const std::regex kDate("(\\d{1,2})\\s*月\\s*(\\d{1,2})\\s*(日|号)");
+  static const std::regex kPastDay("(昨天|昨晚|前天|上周|yesterday|last night|last week)",
+                                   std::regex::icase);
+  if (std::regex_search(text, m, kPastDay)) analysis.past_day_text = m[1].str();
+  if (std::regex_search(text, m, kDate)) {
+    analysis.past_day_text += (analysis.past_day_text.empty() ? "" : "（") + m[0].str() +
+                              (analysis.past_day_text.empty() ? "" : "）");
+  }
+}
+
+void ReadSymptoms(const std::string& text, const std::string& folded, QuestionAnalysis& analysis) {
+  static const std::regex kStatus("\\b(5\\d\\d)\\b");
+  for (std::sregex_iterator it(text.begin(), text.end(), kStatus), end; it != end; ++it) {
+    std::string word = (*it)[1].str();
+    bool seen = std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
+                            [&](const Symptom& s) { return s.word == word; });
+    if (!seen) analysis.symptoms.push_back({word, false});
+  }
+  for (const auto& entry : SymptomVocabulary()) {
+    auto at = Occurrences(folded, entry.word);
+    if (at.empty()) continue;
+    // Quote the word as the user wrote it when it is ASCII (case may differ).
+    std::string word(entry.word);
+    bool covered = std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
+                               [&](const Symptom& s) { return ContainsFold(s.word, word); });
+    if (!covered) analysis.symptoms.push_back({word, entry.slowness});
+  }
+}
+
+}  // namespace
+
+bool IsInfraTopic(const std::string& topic) {
+  for (const auto& token : TopicTokens(topic)) {
+    for (auto mark : kInfraMarks) {
+      if (token == mark) return true;
+    }
+  }
+  return false;
+}
+
+std::string TopicStem(const std::string& topic) {
+  auto tokens = TopicTokens(topic);
+  return tokens.empty() ? topic : tokens.front();
+}
+
+QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::string>& topics) {
+  QuestionAnalysis analysis;
+  // Questions are short; the cap keeps the regular expressions (recursive in
+  // libstdc++) far from deep inputs.
+  std::string text = text::Nfc(text::TruncateBytes(raw, kMaxQuestionBytes));
+  std::string folded = text::CaseFold(text);
+
+  // Service words in order of appearance, with the topics they point at.
+  // Without a topic list nothing can be called unknown.
+  struct Hit {
+    std::size_t at;
+    std::vector<std::string> topics;
+    std::string word;
+  };
+  bool topics_known = !topics.empty();
+  std::vector<Hit> hits;
+
+  // Explicit names: a configured topic, or something shaped like a service.
+  static const std::regex kName("[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]");
+  for (std::sregex_iterator it(folded.begin(), folded.end(), kName), end; it != end; ++it) {
+    std::string name = it->str();
+    auto at = static_cast<std::size_t>(it->position());
+    auto topic = std::find_if(topics.begin(), topics.end(),
+                              [&](const std::string& t) { return text::AsciiLower(t) == name; });
+    if (topic != topics.end()) {
+      hits.push_back({at, {*topic}, name});
+    } else if (name.find('-') != std::string::npos || name.find('_') != std::string::npos) {
+      bool service_like = name.find("service") != std::string::npos || name.ends_with("-db") ||
+                          name.ends_with("-api") || name.ends_with("-server") ||
+                          name.ends_with("-worker") || name.ends_with("-svc");
+      // No topic list: the backend accepts any plain name, so try it.
+      if (service_like)
+        hits.push_back(
+            {at, topics_known ? std::vector<std::string>{} : std::vector<std::string>{name}, name});
+    }
+  }
+
+  for (const auto& entry : ServiceVocabulary()) {
+    for (auto word : entry.words) {
+      for (std::size_t at : Occurrences(folded, word)) {
+        std::size_t end = at + text::CaseFold(word).size();
+        if (entry.needs_suffix && !FollowedBySuffix(folded, end)) continue;
+        // Inside an explicit name already taken ("payment" in "payment-service").
+        bool inside = std::any_of(hits.begin(), hits.end(), [&](const Hit& h) {
+          return at >= h.at && at < h.at + h.word.size() && h.word.size() > word.size();
+        });
+        if (inside) continue;
+        std::vector<std::string> apps, infra;
+        for (const auto& topic : topics) {
+          bool match = std::any_of(entry.stems.begin(), entry.stems.end(),
+                                   [&](auto stem) { return TopicHasStem(topic, stem); });
+          if (match) (IsInfraTopic(topic) ? infra : apps).push_back(topic);
+        }
+        bool database = FollowedByDatabase(folded, end) || entry.stems.front() == "db";
+        std::vector<std::string> chosen = database ? infra : apps;
+        if (chosen.empty()) chosen = database ? apps : infra;
+        std::string written = text.substr(at, end - at);
+        if (FollowedBySuffix(folded, end)) {
+          std::string_view rest = std::string_view(text).substr(end);
+          for (auto suffix : kSuffixes) {
+            if (rest.substr(0, suffix.size()) == suffix) {
+              written += std::string(suffix);
+              break;
+            }
+          }
+        }
+        hits.push_back({at, chosen, written});
+      }
+    }
+  }
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const Hit& a, const Hit& b) { return a.at < b.at; });
+  for (const auto& hit : hits) {
+    AddUnique(analysis.service_words, hit.word);
+    if (hit.topics.empty() && topics_known) {
+      bool named_elsewhere = std::any_of(hits.begin(), hits.end(), [&](const Hit& other) {
+        return !other.topics.empty() && ContainsFold(other.word, hit.word);
+      });
+      if (!named_elsewhere) AddUnique(analysis.unknown_services, hit.word);
+    }
+    for (const auto& topic : hit.topics) AddUnique(analysis.topics, topic);
+  }
+  // "user-service" and the word "user" inside it are one unknown service.
+  std::vector<std::string> unknown;
+  for (const auto& name : analysis.unknown_services) {
+    bool part_of_other = std::any_of(
+        analysis.unknown_services.begin(), analysis.unknown_services.end(),
+        [&](const std::string& other) { return other != name && ContainsFold(other, name); });
+    if (!part_of_other) unknown.push_back(name);
+  }
+  analysis.unknown_services = std::move(unknown);
+
+  ReadSymptoms(text, folded, analysis);
+  ReadTime(text, analysis);
+  return analysis;
+}
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,65 @@
+// How the offline model finds its way around a datasource it knows nothing
+// about: it asks information_schema (MySQL, MariaDB) for the tables and
+// their columns, and when that fails the way SQLite fails ("no such table:
+// information_schema..."), asks sqlite_master instead. A failed query is an
+// ordinary ERROR observation; the next step adapts to it.
+//
+// Then it looks for tables an engineer would: a change record (deployments,
+// releases, changes...) ordered by time, and a business table of the failing
+// chain (payments, orders...) grouped by status.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/offline/investigation_state.h"
+
+namespace diagd::model::offline {
+
+struct TableInfo {
+  std::string name;
+  std::vector<std::string> columns;
+};
+
+struct DatasourceSchema {
+  std::string datasource;
+  bool tried_information_schema = false;
+  bool information_schema_failed = false;
+  bool looks_like_sqlite = false;  // the failure named a missing information_schema
+  bool tried_sqlite_master = false;
+  bool sqlite_master_failed = false;
+  bool known = false;  // a discovery returned the tables
+  std::vector<TableInfo> tables;
+};
+
+extern const char* const kInformationSchemaSql;
+extern const char* const kSqliteMasterSql;
+
+// What the discovery calls made so far returned, per offered datasource.
+std::vector<DatasourceSchema> ReadSchemas(const InvestigationState& state);
+
+// Column names of a CREATE TABLE statement (comments and constraints skipped).
+std::vector<std::string> ColumnsOfCreateTable(const std::string& create_sql);
+
+bool IsChangeTable(const std::string& table);
+// The column a table is ordered by time with ("deployed_at", "created_at"...);
+// empty when none looks like a time.
+std::string TimeColumnOf(const TableInfo& table);
+
+const TableInfo* FindChangeTable(const DatasourceSchema& schema);
+// A table named after one of `stems` (most important first) with a status
+// column: "payments" for "payment".
+const TableInfo* FindStatusTable(const DatasourceSchema& schema,
+                                 const std::vector<std::string>& stems);
+
+std::string ChangeQuerySql(const TableInfo& table);
+// Whether `sql` is a ChangeQuerySql statement; its table and order column.
+bool ParseChangeQuery(const std::string& sql, std::string* table, std::string* order_column);
+// With `since` ("YYYY-MM-DD HH:MM:SS"), rows from then on (bound as the one
+// parameter); otherwise every row.
+std::string StatusQuerySql(const TableInfo& table, bool with_since);
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,237 @@
+#include "model/offline/text_match.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "core/text.h"
+
+namespace diagd::model::offline {
+namespace {
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool EqualsAsciiFold(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (Lower(a[i]) != Lower(b[i])) return false;
+  }
+  return true;
+}
+
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Decodes the code point starting at `i` (no validation beyond lengths).
+char32_t DecodeAt(std::string_view s, std::size_t i, std::size_t* length) {
+  auto byte = static_cast<unsigned char>(s[i]);
+  std::size_t n = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
+  if (i + n > s.size()) n = 1;
+  char32_t cp = n == 1 ? byte : n == 2 ? (byte & 0x1F) : n == 3 ? (byte & 0x0F) : (byte & 0x07);
+  for (std::size_t k = 1; k < n; ++k)
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  *length = n;
+  return cp;
+}
+
+bool IsSentenceEnd(std::string_view s, std::size_t i, std::size_t* length) {
+  static constexpr std::string_view kMarks[] = {"。", "；", "！", "？", "\n"};
+  for (auto mark : kMarks) {
+    if (s.substr(i, mark.size()) == mark) {
+      *length = mark.size();
+      return true;
+    }
+  }
+  if (s.substr(i, 2) == ". " || s.substr(i, 2) == "; ") {
+    *length = 1;
+    return true;
+  }
+  return false;
+}
+
+std::string_view TrimDecorations(std::string_view s) {
+  // Markdown list marks, emphasis and spaces at the edges are not content.
+  auto is_edge = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '-' || c == '*' || c == '|' ||
+           c == '#' || c == '>';
+  };
+  while (!s.empty() && is_edge(s.front())) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
+                        s.back() == '\n' || s.back() == '|' || s.back() == '*')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::chrono::sys_seconds ToTimePoint(const std::string& t) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  std::sscanf(t.c_str(), "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi, &s);
+  auto day =
+      std::chrono::sys_days(std::chrono::year{y} / std::chrono::month{static_cast<unsigned>(mo)} /
+                            std::chrono::day{static_cast<unsigned>(d)});
+  return std::chrono::sys_seconds(day) + std::chrono::hours(h) + std::chrono::minutes(mi) +
+         std::chrono::seconds(s);
+}
+
+}  // namespace
+
+bool ContainsFold(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  return text::CaseFold(haystack).find(text::CaseFold(needle)) != std::string::npos;
+}
+
+bool HasCjk(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t n = 1;
+    char32_t cp = DecodeAt(text, i, &n);
+    if ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF)) return true;
+    i += n;
+  }
+  return false;
+}
+
+bool ContainsName(std::string_view text, std::string_view name) {
+  if (name.empty() || text.size() < name.size()) return false;
+  for (std::size_t i = 0; i + name.size() <= text.size(); ++i) {
+    if (!EqualsAsciiFold(text.substr(i, name.size()), name)) continue;
+    bool left_ok = i == 0 || !IsNameChar(text[i - 1]);
+    std::size_t end = i + name.size();
+    bool right_ok = end == text.size() || !IsNameChar(text[end]);
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+std::string CutPrefix(std::string_view s, std::size_t max_code_points) {
+  std::string cut = text::TruncateCodePoints(s, max_code_points);
+  std::string_view view = cut;
+  while (!view.empty()) {
+    char c = view.back();
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' || c == '(' ||
+        c == '[' || c == '{' || c == '"' || c == '=') {
+      view.remove_suffix(1);
+    } else if (view.size() >= 3 &&
+               (view.substr(view.size() - 3) == "，" || view.substr(view.size() - 3) == "（" ||
+                view.substr(view.size() - 3) == "：")) {
+      view.remove_suffix(3);
+    } else {
+      break;
+    }
+  }
+  return std::string(view);
+}
+
+std::string SentenceAround(std::string_view text, std::size_t pos, std::size_t max_code_points) {
+  if (pos > text.size()) pos = text.size();
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < pos;) {
+    std::size_t n = 1;
+    if (IsSentenceEnd(text, i, &n)) begin = i + n;
+    DecodeAt(text, i, &n);
+    i += n;
+  }
+  std::size_t end = text.size();
+  for (std::size_t i = pos; i < text.size();) {
+    std::size_t n = 1;
+    if (IsSentenceEnd(text, i, &n)) {
+      // Keep a Chinese full stop: it belongs to the sentence.
+      end = text.substr(i, 3) == "。" ? i + 3 : i;
+      break;
+    }
+    DecodeAt(text, i, &n);
+    i += n;
+  }
+  std::string_view sentence = text.substr(begin, end - begin);
+  // Too long: keep a window that starts a little before `pos`.
+  if (text::CodePointCount(sentence) > max_code_points) {
+    // Start at the word `pos` is in: back to a space or a CJK/ASCII
+    // punctuation mark a few characters before it, never mid-word.
+    std::size_t start = pos - begin;
+    std::size_t back = 0;
+    std::size_t word_start = start;
+    while (word_start > 0 && back < max_code_points / 4) {
+      std::size_t previous = word_start - 1;
+      while (previous > 0 && IsContinuation(sentence[previous])) --previous;
+      char c = sentence[previous];
+      if (c == ' ' || c == ',' || c == '(' || c == '`' || (static_cast<unsigned char>(c) >= 0xE0))
+        break;
+      word_start = previous;
+      ++back;
+    }
+    if (word_start > 0 && back >= max_code_points / 4) word_start = start;
+    sentence = sentence.substr(word_start);
+    std::string cut = text::TruncateCodePoints(sentence, max_code_points);
+    sentence = sentence.substr(0, cut.size());
+  }
+  return std::string(TrimDecorations(sentence));
+}
+
+std::vector<std::string> AsciiWords(std::string_view text, std::size_t min_chars) {
+  std::vector<std::string> words;
+  std::string current;
+  auto flush = [&] {
+    if (current.size() >= min_chars &&
+        std::find(words.begin(), words.end(), current) == words.end()) {
+      words.push_back(current);
+    }
+    current.clear();
+  };
+  for (char c : text) {
+    bool word =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (word) {
+      current.push_back(c);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return words;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string SortableTime(std::string_view s) {
+  if (s.size() < 19) return {};
+  auto digit = [&](std::size_t i) { return s[i] >= '0' && s[i] <= '9'; };
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u, 11u, 12u, 14u, 15u, 17u, 18u}) {
+    if (!digit(i)) return {};
+  }
+  if (s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' ||
+      s[16] != ':') {
+    return {};
+  }
+  std::string out(s.substr(0, 19));
+  out[10] = ' ';
+  return out;
+}
+
+std::string MinusMinutes(const std::string& t, long minutes) {
+  if (t.empty()) return {};
+  auto point = ToTimePoint(t) - std::chrono::minutes(minutes);
+  auto day = std::chrono::floor<std::chrono::days>(point);
+  std::chrono::year_month_day ymd(day);
+  std::chrono::hh_mm_ss hms(point - day);
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02u-%02u %02d:%02d:%02d",
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()));
+  return buffer;
+}
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,49 @@
+// Small text helpers of the offline provider: case-insensitive containment,
+// name matching at token boundaries, and exact-substring cutting that never
+// splits a UTF-8 code point. Every "cut" function returns a substring of its
+// input, byte for byte, so that what it returns can be quoted as evidence.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace diagd::model::offline {
+
+// Case-insensitive (Unicode case folding) substring test.
+bool ContainsFold(std::string_view haystack, std::string_view needle);
+
+// True when `text` holds any CJK ideograph.
+bool HasCjk(std::string_view text);
+
+// True when `name` occurs in `text` (ASCII case-insensitive) with no name
+// character ([A-Za-z0-9_-]) right before or after it: "payment-service" is
+// in "http://payment-service/pay" but not in "payment-service-7c9d6".
+bool ContainsName(std::string_view text, std::string_view name);
+
+// The start of `s` with at most `max_code_points` code points, trailing
+// white space and dangling punctuation removed: still a prefix of `s`.
+std::string CutPrefix(std::string_view s, std::size_t max_code_points);
+
+// The sentence of `text` around byte `pos` (bounded by 。；！？\n or ". "),
+// cut to `max_code_points` around `pos`, trimmed: an exact substring.
+std::string SentenceAround(std::string_view text, std::size_t pos, std::size_t max_code_points);
+
+// Words of ASCII letters, digits and `_` (at least `min_chars` long), in
+// order of appearance, each once.
+std::vector<std::string> AsciiWords(std::string_view text, std::size_t min_chars);
+
+// Trims ASCII white space at both ends.
+std::string_view Trim(std::string_view s);
+
+// The "YYYY-MM-DD HH:MM:SS" form of a timestamp written "YYYY-MM-DDTHH:MM:SS..."
+// or "YYYY-MM-DD HH:MM:SS..."; empty when `s` has another shape.
+std::string SortableTime(std::string_view s);
+
+// A SortableTime `minutes` before `t` (empty when `t` is empty).
+std::string MinusMinutes(const std::string& t, long minutes);
+
+}  // namespace diagd::model::offline

@@ -1,0 +1,85 @@
+// Diagnosis conversations written by hand, as the agent loop would send
+// them to the model: the real system prompt and tool definitions, the
+// question, then tool calls and their observations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agent/prompts.h"
+#include "model/chat_model.h"
+#include "model/offline/offline_model.h"
+#include "tools/tool_catalog.h"
+
+namespace diagd::model::offline::testing {
+
+class Conversation {
+ public:
+  explicit Conversation(std::string question,
+                        std::vector<std::string> topics = {"gateway", "order-service", "payment-db",
+                                                           "payment-service"},
+                        std::vector<std::string> datasources = {"orders"}, bool english = false) {
+    tools::CatalogOptions options;
+    options.logs.topics = std::move(topics);
+    options.mysql.datasources = std::move(datasources);
+    options.english = english;
+    tools::ToolCatalog catalog(options);
+    request_.component = Component::kDiagnosisAgent;
+    for (const auto& d : catalog.Definitions()) {
+      request_.tools.push_back({d.name, d.description, d.parameters_schema});
+    }
+    request_.messages.push_back(
+        {Role::kSystem,
+         agent::DiagnosisSystemPrompt(english ? config::Language::kEn : config::Language::kZh),
+         {},
+         {}});
+    request_.messages.push_back({Role::kUser, std::move(question), {}, {}});
+  }
+
+  // An earlier exchange of the conversation, before the question.
+  Conversation& History(const std::string& user, const std::string& assistant) {
+    auto question = request_.messages.end() - 1;
+    question = request_.messages.insert(question, {Role::kUser, user, {}, {}});
+    request_.messages.insert(question + 1, {Role::kAssistant, assistant, {}, {}});
+    return *this;
+  }
+
+  // One assistant turn with one tool call.
+  Conversation& Call(const std::string& id, const std::string& tool, const std::string& arguments) {
+    Message message{Role::kAssistant, "", {{id, tool, arguments}}, {}};
+    request_.messages.push_back(std::move(message));
+    return *this;
+  }
+  Conversation& Observe(const std::string& id, const std::string& observation) {
+    request_.messages.push_back({Role::kTool, observation, {}, id});
+    return *this;
+  }
+  // Plays the offline model's own next turn into the conversation, with
+  // `observation` as the tool's answer; returns the call it made.
+  ToolCall Step(const std::string& observation_template) {
+    Message answer = Ask();
+    ToolCall call = answer.tool_calls.empty() ? ToolCall{} : answer.tool_calls.front();
+    request_.messages.push_back(answer);
+    std::string observation = observation_template;
+    for (std::size_t at = observation.find("$ID"); at != std::string::npos;
+         at = observation.find("$ID")) {
+      observation.replace(at, 3, call.id);
+    }
+    request_.messages.push_back({Role::kTool, observation, {}, call.id});
+    return call;
+  }
+
+  const ChatRequest& Request() const { return request_; }
+
+  // The offline model's answer to the conversation as it stands.
+  Message Ask() const {
+    OfflineModel model;
+    auto response = model.Complete(request_);
+    return response ? response->message : Message{};
+  }
+
+ private:
+  ChatRequest request_;
+};
+
+}  // namespace diagd::model::offline::testing

@@ -1,0 +1,97 @@
+#include "model/offline/question_analysis.h"
+
+#include <gtest/gtest.h>
+
+namespace diagd::model::offline {
+namespace {
+
+const std::vector<std::string> kTopics = {"gateway", "inventory-service", "order-service",
+                                          "payment-db", "payment-service"};
+
+bool HasSymptom(const QuestionAnalysis& a, const std::string& word) {
+  for (const auto& s : a.symptoms) {
+    if (s.word == word) return true;
+  }
+  return false;
+}
+
+TEST(AnalyzeQuestion, MatchesChineseServiceWordsToTopicsWithSymptomAndHour) {
+  auto a = AnalyzeQuestion("订单服务从 10 点左右开始大量 500，为什么？", kTopics);
+  EXPECT_EQ(a.topics, std::vector<std::string>{"order-service"});
+  EXPECT_EQ(a.service_words, std::vector<std::string>{"订单服务"});
+  EXPECT_TRUE(HasSymptom(a, "500"));
+  EXPECT_EQ(a.clock_hour, 10);
+  EXPECT_FALSE(a.lookback_minutes.has_value());
+  EXPECT_TRUE(a.unknown_services.empty());
+}
+
+TEST(AnalyzeQuestion, KeepsANamedServiceWithoutTopicAsUnknown) {
+  auto a = AnalyzeQuestion("user-service 昨天（11 月 28 日）晚上为什么频繁 Full GC、最后 OOM？",
+                           kTopics);
+  EXPECT_TRUE(a.topics.empty());
+  EXPECT_EQ(a.unknown_services, std::vector<std::string>{"user-service"});
+  EXPECT_TRUE(HasSymptom(a, "Full GC"));
+  EXPECT_TRUE(HasSymptom(a, "OOM"));
+  EXPECT_FALSE(HasSymptom(a, "GC")) << "covered by Full GC";
+  EXPECT_NE(a.past_day_text.find("昨天"), std::string::npos);
+  EXPECT_NE(a.past_day_text.find("11 月 28 日"), std::string::npos);
+}
+
+TEST(AnalyzeQuestion, ExplicitTopicNamesComeInTheOrderWritten) {
+  auto a = AnalyzeQuestion("10:02 的 payment-service 发布和下单失败有关系吗？", kTopics);
+  EXPECT_EQ(a.topics, (std::vector<std::string>{"payment-service", "order-service"}));
+  EXPECT_EQ(a.clock_hour, 10);
+  EXPECT_TRUE(HasSymptom(a, "失败"));
+}
+
+TEST(AnalyzeQuestion, DatabaseWordsPointAtInfrastructureTopics) {
+  auto a = AnalyzeQuestion("支付数据库为什么突然很慢", kTopics);
+  ASSERT_FALSE(a.topics.empty());
+  EXPECT_EQ(a.topics.front(), "payment-db");
+  ASSERT_FALSE(a.symptoms.empty());
+  EXPECT_TRUE(a.symptoms.front().slowness);
+}
+
+TEST(AnalyzeQuestion, EndUsersAreNoUserService) {
+  auto a = AnalyzeQuestion("用户下单一直失败", kTopics);
+  EXPECT_EQ(a.topics, std::vector<std::string>{"order-service"});
+  EXPECT_TRUE(a.unknown_services.empty());
+  auto named = AnalyzeQuestion("用户服务一直报错", kTopics);
+  EXPECT_EQ(named.unknown_services, std::vector<std::string>{"用户服务"});
+}
+
+TEST(AnalyzeQuestion, ReadsLookbacksInChineseAndEnglish) {
+  EXPECT_EQ(AnalyzeQuestion("最近一小时网关报错", kTopics).lookback_minutes, 60);
+  EXPECT_EQ(AnalyzeQuestion("过去 30 分钟支付超时", kTopics).lookback_minutes, 30);
+  EXPECT_EQ(AnalyzeQuestion("近半小时库存服务很慢", kTopics).lookback_minutes, 30);
+  EXPECT_EQ(
+      AnalyzeQuestion("why did the gateway fail in the last 2 hours", kTopics).lookback_minutes,
+      120);
+  EXPECT_EQ(AnalyzeQuestion("payment errors over the past hour", kTopics).lookback_minutes, 60);
+}
+
+TEST(AnalyzeQuestion, ReadsEnglishServicesSymptomsAndHours) {
+  auto a = AnalyzeQuestion("Why does the payment service time out since 10am?", kTopics);
+  EXPECT_EQ(a.topics, std::vector<std::string>{"payment-service"});
+  EXPECT_EQ(a.clock_hour, 10);
+  auto b = AnalyzeQuestion("Why are checkouts failing with 502 around 14?", kTopics);
+  EXPECT_TRUE(b.topics.empty()) << "no checkout topic here";
+  EXPECT_EQ(b.clock_hour, 14);
+  EXPECT_TRUE(HasSymptom(b, "502"));
+}
+
+TEST(AnalyzeQuestion, AVagueQuestionNamesNothing) {
+  auto a = AnalyzeQuestion("帮我看看怎么了", kTopics);
+  EXPECT_FALSE(a.HasService());
+  EXPECT_FALSE(a.HasSymptom());
+}
+
+TEST(TopicKinds, InfrastructureTopicsAreRecognisedByName) {
+  EXPECT_TRUE(IsInfraTopic("payment-db"));
+  EXPECT_TRUE(IsInfraTopic("redis-cart"));
+  EXPECT_FALSE(IsInfraTopic("payment-service"));
+  EXPECT_EQ(TopicStem("payment-db"), "payment");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
