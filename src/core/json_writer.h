@@ -26,6 +26,9 @@ class JsonWriter {
   JsonWriter& Double(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // Appends `json`, which must be one complete, valid JSON value (for
+  // embedding a document that is already serialized).
+  JsonWriter& Raw(std::string_view json);
 
   const std::string& str() const { return out_; }
   std::string Take() { return std::move(out_); }

@@ -1,0 +1,177 @@
+#include "app/chat_application.h"
+
+#include "agent/diagnosis_agent.h"
+#include "app/answer_routes.h"
+#include "core/ids.h"
+#include "release/diagnosis_release.h"
+#include "release/safe_fallback.h"
+
+namespace diagd::app {
+namespace {
+
+constexpr int kHistoryTurns = 6;
+
+// Statuses of the run record (CONTRACT.md section 6).
+struct RunStatuses {
+  std::string status;
+  std::string internal_status;
+  std::optional<std::string> stop_reason;
+};
+
+RunStatuses DiagnosisStatuses(const agent::DiagnosisAgentExecution& execution,
+                              const release::ReleaseDecision& decision) {
+  RunStatuses s;
+  if (execution.stop_reason) s.stop_reason = harness::StopReasonString(*execution.stop_reason);
+  if (execution.failure) {
+    s.internal_status = "FAILED";
+  } else if (execution.stop_reason == harness::StopReason::kBudgetLimitReached) {
+    s.internal_status = "BUDGET_EXHAUSTED";
+  } else if (execution.stop_reason) {
+    s.internal_status = "STOPPED";
+  } else {
+    s.internal_status = "COMPLETED";
+  }
+  bool failed = decision.fallback && decision.fallback->code == release::FallbackCode::kFailed;
+  s.status = failed ? "FAILED" : "SUCCEEDED";
+  return s;
+}
+
+// Holds the router's MODEL_CALL until RUN_STARTED (which names the route)
+// is recorded, so a run's trace starts with RUN_STARTED.
+class HeldTrace final : public harness::TraceRecorder {
+ public:
+  void Record(harness::TraceEventType type, std::vector<harness::TraceField> fields) override {
+    held_.emplace_back(type, std::move(fields));
+  }
+  void ReplayInto(harness::TraceRecorder& trace) {
+    for (auto& [type, fields] : held_) trace.Record(type, std::move(fields));
+    held_.clear();
+  }
+
+ private:
+  std::vector<std::pair<harness::TraceEventType, std::vector<harness::TraceField>>> held_;
+};
+
+std::vector<model::Message> History(const std::vector<ConversationTurn>& turns) {
+  std::vector<model::Message> history;
+  for (const auto& turn : turns) {
+    history.push_back({turn.role == "user" ? model::Role::kUser : model::Role::kAssistant,
+                       turn.content, {}, {}});
+  }
+  return history;
+}
+
+}  // namespace
+
+harness::RunLimits RunLimitsFrom(const config::HarnessConfig& h) {
+  harness::RunLimits limits;
+  limits.budget.max_model_calls = h.max_model_calls;
+  limits.budget.max_tool_calls = h.max_tool_calls;
+  limits.budget.max_total_tokens = h.max_total_tokens;
+  limits.budget.max_tool_bytes = h.max_tool_bytes;
+  limits.budget.max_run_time = std::chrono::seconds(h.max_run_seconds);
+  limits.thresholds.no_gain = h.no_gain_threshold;
+  limits.thresholds.protocol_violation = h.protocol_violation_threshold;
+  return limits;
+}
+
+Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
+                                                  ChatObserver* observer) const {
+  ChatResult result;
+  result.run_id = NewId(deps_.clock);
+  bool follow_up = request.conversation_id.has_value();
+  result.conversation_id = follow_up ? *request.conversation_id : NewId(deps_.clock);
+  harness::RunContext run(result.run_id, deps_.limits, deps_.clock);
+
+  RunRecord record;
+  record.run_id = result.run_id;
+  record.conversation_id = result.conversation_id;
+  record.status = record.internal_status = "RUNNING";
+  record.created_at = deps_.clock.Now();
+  std::vector<ConversationTurn> earlier;
+  if (follow_up) {
+    auto turns = deps_.runs.RecentTurns(result.conversation_id, kHistoryTurns);
+    if (turns) earlier = std::move(*turns);
+  }
+  if (observer != nullptr) observer->OnRunStarted(result.run_id, result.conversation_id);
+
+  HeldTrace router_trace;
+  if (request.route) {
+    result.route = *request.route;
+  } else {
+    harness::ModelInterceptor router(deps_.model, run.budget(), run.ledger(), router_trace);
+    result.route = RouteQuestion(router, request.message, deps_.language);
+  }
+  record.route = RouteString(result.route);
+  run.trace().Record(harness::TraceEventType::kRunStarted, {{"route", record.route}});
+  router_trace.ReplayInto(run.trace());
+  harness::ModelInterceptor models(deps_.model, run.budget(), run.ledger(), run.trace());
+  if (auto created = deps_.runs.CreateRun(record); !created) return created.error();
+  if (observer != nullptr) observer->OnRouted(result.route);
+
+  RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};
+  switch (result.route) {
+    case Route::kSystemChat:
+      result.release_outcome = release::ReleaseOutcome::kAnswer;
+      result.answer = SystemChat(models, request.message, deps_.language);
+      break;
+    case Route::kKnowledge: {
+      KnowledgeOutcome knowledge =
+          AnswerFromDocuments(run, models, deps_.boundary, request.message, deps_.language);
+      result.process = knowledge.process;
+      if (knowledge.answer) {
+        result.release_outcome = release::ReleaseOutcome::kAnswer;
+        result.answer = std::move(knowledge.answer);
+      } else {
+        result.release_outcome = release::ReleaseOutcome::kFallback;
+        // No answer can be released: the same safe fallback a diagnosis
+        // gets, showing what was checked.
+        auto snapshot = harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(),
+                                                 deps_.canonical_store, run.trace());
+        result.fallback = release::SafeFallbackFactory(deps_.canonical_store, deps_.language, {})
+                              .Build(run.run_id(), release::FallbackCode::kFailed, snapshot, {});
+        statuses = {"FAILED", "FAILED", std::nullopt};
+      }
+      break;
+    }
+    case Route::kDiagnosis: {
+      agent::DiagnosisAgentUseCase agent({deps_.model, deps_.catalog, deps_.boundary,
+                                          deps_.canonical_store, deps_.language,
+                                          deps_.observation_limits, observer});
+      auto execution = agent.Execute(run, request.message, History(earlier));
+      release::DiagnosisReleaseUseCase releaser(
+          {deps_.model, deps_.canonical_store, deps_.language, deps_.observation_limits, {}});
+      release::ReleaseDecision decision = releaser.Release(run, request.message, execution);
+      statuses = DiagnosisStatuses(execution, decision);
+      result.release_outcome = decision.outcome;
+      result.diagnosis = std::move(decision.diagnosis);
+      result.fallback = std::move(decision.fallback);
+      result.process = std::move(decision.process);
+      for (const auto& step : execution.steps) {
+        record.steps.push_back({step.round, step.token_count, step.tool_call_ids});
+      }
+      break;
+    }
+  }
+
+  run.RecordRunFinished(statuses.status, statuses.internal_status);
+  record.status = statuses.status;
+  record.internal_status = statuses.internal_status;
+  record.stop_reason = statuses.stop_reason;
+  record.release_outcome = release::ReleaseOutcomeString(result.release_outcome);
+  if (result.fallback) record.fallback_code = release::FallbackCodeString(result.fallback->code);
+  record.total_token_count = run.budget().Usage().total_tokens;
+  record.finished_at = deps_.clock.Now();
+  record.result_json = ChatResultJson(result);
+  record.trace = run.trace().Events();
+  // The run happened; a store that fails now loses the record, not the answer.
+  (void)deps_.runs.FinishRun(record);
+  bool english = deps_.language == config::Language::kEn;
+  (void)deps_.runs.AppendTurn(result.conversation_id,
+                              {"user", request.message, result.run_id, record.created_at});
+  (void)deps_.runs.AppendTurn(result.conversation_id, {"assistant", ChatResultText(result, english),
+                                                       result.run_id, *record.finished_at});
+  return result;
+}
+
+}  // namespace diagd::app

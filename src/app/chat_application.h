@@ -1,0 +1,68 @@
+// ChatApplicationUseCase: one chat, end to end. Route (one ROUTER call, or
+// the caller's route), execute (diagnosis, knowledge or system chat),
+// persist (the run, its steps and trace, the conversation), return the
+// released result. The application layer makes no release decision of its
+// own: for a diagnosis it publishes what DiagnosisReleaseUseCase decided.
+//
+// Thread safety: `Handle` may be called concurrently; each call owns its run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app/chat_result.h"
+#include "app/run_store.h"
+#include "config/config.h"
+#include "core/clock.h"
+#include "harness/run_context.h"
+#include "harness/tool_interceptor.h"
+#include "model/chat_model.h"
+#include "tools/canonical_store.h"
+#include "tools/observation.h"
+#include "tools/tool_boundary.h"
+#include "tools/tool_catalog.h"
+
+namespace diagd::app {
+
+struct ChatRequest {
+  std::string message;
+  std::optional<std::string> conversation_id;  // a follow-up in an earlier conversation
+  std::optional<Route> route;                  // skips the router
+};
+
+// What a person watching a run sees as it happens (CLI stderr, SSE events).
+class ChatObserver : public harness::ToolProgressObserver {
+ public:
+  virtual void OnRunStarted(const std::string& run_id, const std::string& conversation_id) = 0;
+  virtual void OnRouted(Route route) = 0;
+};
+
+struct ChatDeps {
+  model::ChatModel& model;
+  const tools::ToolCatalog& catalog;
+  const tools::ToolBoundary& boundary;
+  tools::CanonicalInvocationStore& canonical_store;
+  RunStore& runs;
+  const Clock& clock;
+  config::Language language = config::Language::kZh;
+  harness::RunLimits limits;
+  tools::ObservationLimits observation_limits;
+};
+
+class ChatApplicationUseCase {
+ public:
+  explicit ChatApplicationUseCase(ChatDeps deps) : deps_(std::move(deps)) {}
+
+  // An error only when no run could be executed at all (the run store
+  // refused to record it); every outcome of a run, a FAILED fallback
+  // included, is a result.
+  Result<ChatResult> Handle(const ChatRequest& request, ChatObserver* observer = nullptr) const;
+
+ private:
+  ChatDeps deps_;
+};
+
+// RunLimits from the [harness] configuration.
+harness::RunLimits RunLimitsFrom(const config::HarnessConfig& harness);
+
+}  // namespace diagd::app

@@ -1,0 +1,45 @@
+// The released result of one chat (CONTRACT.md section 5), as the user sees
+// it: from `diagd ask --json`, the SSE `result` event and the run record.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "release/released_result.h"
+
+namespace diagd::app {
+
+enum class Route { kDiagnosis, kKnowledge, kSystemChat };
+const char* RouteString(Route route);  // "DIAGNOSIS", "KNOWLEDGE", "SYSTEM_CHAT"
+
+struct AnswerCitation {
+  std::string document_id;
+  std::string source;
+  std::string title;
+};
+
+struct Answer {
+  std::string text;
+  std::vector<AnswerCitation> citations;
+};
+
+struct ChatResult {
+  std::string run_id;
+  std::string conversation_id;
+  Route route = Route::kDiagnosis;
+  release::ReleaseOutcome release_outcome = release::ReleaseOutcome::kFallback;
+  std::optional<release::Diagnosis> diagnosis;
+  std::optional<release::SafeFallback> fallback;
+  std::optional<Answer> answer;
+  std::vector<release::ProcessEntry> process;
+};
+
+// The section 5 JSON, every key present (null where absent).
+std::string ChatResultJson(const ChatResult& result);
+
+// What a person reads: the answer, the diagnosis or the fallback, in the
+// configured language (for the CLI and the conversation history).
+std::string ChatResultText(const ChatResult& result, bool english);
+
+}  // namespace diagd::app

@@ -1,0 +1,102 @@
+#include "app/run_record_json.h"
+
+#include "core/json_writer.h"
+#include "core/overloaded.h"
+
+namespace diagd::app {
+namespace {
+
+using json::JsonWriter;
+
+void OptionalString(const std::optional<std::string>& value, JsonWriter& w) {
+  if (value) {
+    w.String(*value);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteTraceEvent(const harness::TraceEvent& event, JsonWriter& w) {
+  w.BeginObject()
+      .Key("seq").Int(event.seq)
+      .Key("type").String(harness::TraceEventTypeString(event.type))
+      .Key("time").String(FormatRfc3339Millis(event.time))
+      .Key("fields").BeginObject();
+  for (const auto& field : event.fields) {
+    w.Key(field.key);
+    std::visit(Overloaded{[&](std::nullptr_t) { w.Null(); }, [&](bool b) { w.Bool(b); },
+                          [&](std::int64_t i) { w.Int(i); },
+                          [&](const std::string& s) { w.String(s); }},
+               field.value);
+  }
+  w.EndObject().EndObject();
+}
+
+}  // namespace
+
+std::string RunRecordJson(const RunRecord& run) {
+  JsonWriter w(4096);
+  w.BeginObject()
+      .Key("run_id").String(run.run_id)
+      .Key("conversation_id").String(run.conversation_id)
+      .Key("route").String(run.route)
+      .Key("status").String(run.status)
+      .Key("internal_status").String(run.internal_status)
+      .Key("release_outcome");
+  OptionalString(run.release_outcome, w);
+  w.Key("fallback_code");
+  OptionalString(run.fallback_code, w);
+  w.Key("stop_reason");
+  OptionalString(run.stop_reason, w);
+  w.Key("total_token_count").Int(run.total_token_count)
+      .Key("created_at").String(FormatRfc3339Millis(run.created_at))
+      .Key("finished_at");
+  if (run.finished_at) {
+    w.String(FormatRfc3339Millis(*run.finished_at));
+  } else {
+    w.Null();
+  }
+  w.Key("result");
+  if (run.result_json.empty()) {
+    w.Null();
+  } else {
+    w.Raw(run.result_json);  // written by ChatResultJson: one valid document
+  }
+  w.Key("steps").BeginArray();
+  for (const auto& step : run.steps) {
+    w.BeginObject().Key("round").Int(step.round).Key("token_count");
+    if (step.token_count) {
+      w.Int(*step.token_count);
+    } else {
+      w.Null();
+    }
+    w.Key("tool_call_ids").BeginArray();
+    for (const auto& id : step.tool_call_ids) w.String(id);
+    w.EndArray().EndObject();
+  }
+  w.EndArray().Key("trace").BeginArray();
+  for (const auto& event : run.trace) WriteTraceEvent(event, w);
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+std::string RunListJson(const std::vector<RunSummary>& runs) {
+  JsonWriter w;
+  w.BeginObject().Key("runs").BeginArray();
+  for (const auto& run : runs) {
+    w.BeginObject()
+        .Key("run_id").String(run.run_id)
+        .Key("conversation_id").String(run.conversation_id)
+        .Key("route").String(run.route)
+        .Key("status").String(run.status)
+        .Key("release_outcome");
+    OptionalString(run.release_outcome, w);
+    w.Key("fallback_code");
+    OptionalString(run.fallback_code, w);
+    w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+}  // namespace diagd::app

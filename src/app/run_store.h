@@ -1,0 +1,80 @@
+// The run store: what an operator reads back about every run (CONTRACT.md
+// section 6) and the conversations that give follow-up questions their
+// context. The interface lives with the application layer that uses it; the
+// SQLite implementation is in store/.
+//
+// Thread safety: implementations are safe for concurrent use (the server
+// writes runs and reads others at the same time).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+#include "harness/trace.h"
+
+namespace diagd::app {
+
+struct StoredStep {
+  int round = 0;
+  std::optional<std::int64_t> token_count;
+  std::vector<std::string> tool_call_ids;
+};
+
+struct RunRecord {
+  std::string run_id;
+  std::string conversation_id;
+  std::string route;            // "DIAGNOSIS", "KNOWLEDGE", "SYSTEM_CHAT"
+  std::string status;           // "RUNNING", "SUCCEEDED", "FAILED"
+  std::string internal_status;  // "RUNNING", "COMPLETED", "STOPPED", "BUDGET_EXHAUSTED", "FAILED"
+  std::optional<std::string> release_outcome;  // "DIAGNOSIS", "FALLBACK", "ANSWER"
+  std::optional<std::string> fallback_code;
+  std::optional<std::string> stop_reason;
+  std::int64_t total_token_count = 0;
+  WallTime created_at;
+  std::optional<WallTime> finished_at;
+  std::string result_json;  // the section 5 user result; empty while running
+  std::vector<StoredStep> steps;
+  std::vector<harness::TraceEvent> trace;
+};
+
+// One row of `diagd runs list` / GET /api/v1/runs.
+struct RunSummary {
+  std::string run_id;
+  std::string conversation_id;
+  std::string route;
+  std::string status;
+  std::optional<std::string> release_outcome;
+  std::optional<std::string> fallback_code;
+  WallTime created_at;
+};
+
+struct ConversationTurn {
+  std::string role;     // "user" or "assistant"
+  std::string content;  // the question, or the user-facing text of the answer
+  std::string run_id;
+  WallTime created_at;
+};
+
+class RunStore {
+ public:
+  virtual ~RunStore() = default;
+  // A run that started: status RUNNING, no result yet.
+  virtual Status CreateRun(const RunRecord& run) = 0;
+  // Replaces the run's row and writes its steps and trace (all of them, in
+  // one transaction).
+  virtual Status FinishRun(const RunRecord& run) = 0;
+  // NOT found is an empty optional, not an error.
+  virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
+  // Newest first; 1 <= limit <= 200.
+  virtual Result<std::vector<RunSummary>> ListRuns(int limit) = 0;
+  virtual Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) = 0;
+  // The last `max_turns` turns of the conversation, oldest first.
+  virtual Result<std::vector<ConversationTurn>> RecentTurns(const std::string& conversation_id,
+                                                            int max_turns) = 0;
+};
+
+}  // namespace diagd::app

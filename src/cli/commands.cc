@@ -1,0 +1,175 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "app/chat_application.h"
+#include "app/run_record_json.h"
+#include "tools/tool_settings.h"
+#include "wiring/chat_model.h"
+#include "wiring/run_store.h"
+#include "wiring/tool_set.h"
+
+namespace diagd::cli {
+namespace {
+
+// The sample question `diagd demo` asks (examples/demo/README.md).
+constexpr const char* kDemoQuestion = "订单服务从 10 点左右开始大量 500，为什么？";
+
+Result<config::Config> LoadConfig(const std::optional<std::string>& path) {
+  config::Environment env = config::ProcessEnvironment();
+  std::optional<std::string> file = path;
+  if (!file) {
+    const char* from_env = std::getenv("DIAGD_CONFIG");
+    if (from_env != nullptr && *from_env != '\0') file = from_env;
+  }
+  if (file) return config::LoadConfigFile(*file, env);
+  return config::DefaultConfig(std::filesystem::current_path(), env);
+}
+
+int UsageError(const std::string& message) {
+  std::cerr << "diagd: " << message << "\n";
+  return kExitUsage;
+}
+
+// Human-readable progress on stderr, as it happens.
+class StderrProgress final : public app::ChatObserver {
+ public:
+  void OnRunStarted(const std::string& run_id, const std::string& conversation_id) override {
+    std::cerr << "run " << run_id << " (conversation " << conversation_id << ")\n";
+  }
+  void OnRouted(app::Route route) override {
+    std::cerr << "route: " << app::RouteString(route) << "\n";
+  }
+  void OnToolProgress(const harness::ToolProgress& p) override {
+    if (p.status == harness::ProgressStatus::kStarted) {
+      std::cerr << "[" << p.index << "] " << p.tool << "  " << p.scope << " ...\n";
+    } else {
+      std::cerr << "[" << p.index << "]   -> " << harness::ProgressStatusString(p.status) << "\n";
+    }
+  }
+};
+
+int ExitStatusOf(const app::ChatResult& result) {
+  bool failed = result.fallback && result.fallback->code == release::FallbackCode::kFailed;
+  return failed ? kExitFailed : kExitOk;
+}
+
+std::optional<app::Route> ParseRoute(const std::optional<std::string>& route) {
+  if (!route) return std::nullopt;
+  if (*route == "knowledge") return app::Route::kKnowledge;
+  if (*route == "chat") return app::Route::kSystemChat;
+  return app::Route::kDiagnosis;
+}
+
+int AskWith(const config::Config& config, const AskOptions& options) {
+  const Clock& clock = SystemClock::Instance();
+  auto tools = wiring::OpenToolSet(config, clock);
+  if (!tools) return UsageError(tools.error().message);
+  auto runs = wiring::OpenRunStore(config, clock);
+  if (!runs) return UsageError(runs.error().message);
+  auto model = wiring::OpenChatModel(config);
+  std::cerr << "model: " << model->Label(model::Component::kDiagnosisAgent) << "\n";
+
+  app::ChatApplicationUseCase chat({*model, *(*tools)->catalog, *(*tools)->boundary,
+                                    *(*tools)->canonical_store, **runs, clock, config.language,
+                                    app::RunLimitsFrom(config.harness), {}});
+  StderrProgress progress;
+  auto result = chat.Handle({options.question, options.conversation_id, ParseRoute(options.route)},
+                            &progress);
+  if (!result) {
+    std::cerr << "diagd: the run could not be executed: " << result.error().message << "\n";
+    return kExitFailed;
+  }
+  if (options.json) {
+    std::cout << app::ChatResultJson(*result) << "\n";
+  } else {
+    std::cout << app::ChatResultText(*result, config.language == config::Language::kEn);
+    std::cerr << "run " << result->run_id << ": diagd runs show " << result->run_id << "\n";
+  }
+  return ExitStatusOf(*result);
+}
+
+// The bundled demo workspace: $DIAGD_DEMO_DIR, the source tree this binary
+// was built from, or beside the binary.
+std::optional<std::filesystem::path> FindDemo() {
+  std::vector<std::filesystem::path> candidates;
+  if (const char* dir = std::getenv("DIAGD_DEMO_DIR"); dir != nullptr && *dir != '\0') {
+    candidates.emplace_back(dir);
+  }
+  candidates.emplace_back(std::filesystem::path(DIAGD_SOURCE_DIR) / "examples/demo");
+  std::error_code error;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    candidates.push_back(self.parent_path() / "../examples/demo");
+    candidates.push_back(self.parent_path() / "../../examples/demo");
+    candidates.push_back(self.parent_path() / "../share/diagd/examples/demo");
+  }
+  for (const auto& dir : candidates) {
+    if (std::filesystem::exists(dir / "diagd.toml", error)) return dir;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int Ask(const AskOptions& options) {
+  auto config = LoadConfig(options.config_path);
+  if (!config) return UsageError(config.error().message);
+  return AskWith(*config, options);
+}
+
+int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id) {
+  auto config = LoadConfig(config_path);
+  if (!config) return UsageError(config.error().message);
+  auto runs = wiring::OpenRunStore(*config, SystemClock::Instance());
+  if (!runs) return UsageError(runs.error().message);
+  auto run = (*runs)->GetRun(run_id);
+  if (!run) {
+    std::cerr << "diagd: " << run.error().message << "\n";
+    return kExitFailed;
+  }
+  if (!run->has_value()) {
+    std::cerr << "diagd: no run " << run_id << "\n";
+    return kExitFailed;
+  }
+  std::cout << app::RunRecordJson(**run) << "\n";
+  return kExitOk;
+}
+
+int RunsList(const std::optional<std::string>& config_path, int limit) {
+  auto config = LoadConfig(config_path);
+  if (!config) return UsageError(config.error().message);
+  auto runs = wiring::OpenRunStore(*config, SystemClock::Instance());
+  if (!runs) return UsageError(runs.error().message);
+  auto list = (*runs)->ListRuns(limit);
+  if (!list) {
+    std::cerr << "diagd: " << list.error().message << "\n";
+    return kExitFailed;
+  }
+  std::printf("%-32s  %-24s  %-11s  %-9s  %-9s  %s\n", "RUN", "CREATED", "ROUTE", "STATUS",
+              "OUTCOME", "FALLBACK");
+  for (const auto& run : *list) {
+    std::printf("%-32s  %-24s  %-11s  %-9s  %-9s  %s\n", run.run_id.c_str(),
+                FormatRfc3339Millis(run.created_at).c_str(), run.route.c_str(), run.status.c_str(),
+                run.release_outcome.value_or("-").c_str(), run.fallback_code.value_or("-").c_str());
+  }
+  return kExitOk;
+}
+
+int Demo(bool json) {
+  auto dir = FindDemo();
+  if (!dir) return UsageError("the demo workspace (examples/demo) was not found; set DIAGD_DEMO_DIR");
+  auto config = config::LoadConfigFile(*dir / "diagd.toml", config::ProcessEnvironment());
+  if (!config) return UsageError(config.error().message);
+  std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n"
+            << "question: " << kDemoQuestion << "\n";
+  AskOptions options;
+  options.json = json;
+  options.question = kDemoQuestion;
+  return AskWith(*config, options);
+}
+
+}  // namespace diagd::cli

@@ -1,0 +1,30 @@
+// The diagd commands (CONTRACT.md section 10), each returning the process
+// exit status: 0 for a DIAGNOSIS, an ANSWER or a MISSING_REQUIRED_CONTEXT /
+// INSUFFICIENT_EVIDENCE fallback; 1 for a FAILED fallback or a run that could
+// not be executed; 2 for usage or configuration errors.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace diagd::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+struct AskOptions {
+  std::optional<std::string> config_path;  // --config, else DIAGD_CONFIG, else defaults
+  bool json = false;
+  std::optional<std::string> route;  // "diagnosis" | "knowledge" | "chat"
+  std::optional<std::string> conversation_id;
+  std::string question;
+};
+
+int Ask(const AskOptions& options);
+int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id);
+int RunsList(const std::optional<std::string>& config_path, int limit);
+// Runs the bundled demo workspace's sample question.
+int Demo(bool json);
+
+}  // namespace diagd::cli

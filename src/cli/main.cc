@@ -1,0 +1,51 @@
+// diagd: the command line. Parses arguments and hands over to commands.cc.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace diagd::cli;
+  CLI::App app{"diagd: why is this failing? A diagnosis agent whose every cited fact is verified."};
+  app.require_subcommand(1);
+
+  AskOptions ask;
+  auto* ask_cmd = app.add_subcommand("ask", "Ask a question and print the released answer");
+  ask_cmd->add_option("--config", ask.config_path, "Configuration file (default: $DIAGD_CONFIG)");
+  ask_cmd->add_flag("--json", ask.json, "Print exactly one JSON document on stdout");
+  ask_cmd->add_option("--route", ask.route, "Skip the router: diagnosis, knowledge or chat")
+      ->check(CLI::IsMember({"diagnosis", "knowledge", "chat"}));
+  ask_cmd->add_option("--conversation", ask.conversation_id, "Continue this conversation");
+  ask_cmd->add_option("question", ask.question, "The question")->required();
+
+  std::optional<std::string> runs_config;
+  auto* runs = app.add_subcommand("runs", "Inspect stored runs");
+  runs->require_subcommand(1);
+  std::string run_id;
+  auto* show = runs->add_subcommand("show", "Print one run record as JSON");
+  show->add_option("run_id", run_id, "The run id")->required();
+  show->add_option("--config", runs_config, "Configuration file (default: $DIAGD_CONFIG)");
+  int limit = 20;
+  auto* list = runs->add_subcommand("list", "List recent runs, newest first");
+  list->add_option("--config", runs_config, "Configuration file (default: $DIAGD_CONFIG)");
+  list->add_option("--limit", limit, "How many (1..200)")->check(CLI::Range(1, 200));
+
+  bool demo_json = false;
+  auto* demo = app.add_subcommand("demo", "Run the sample question over the bundled demo workspace");
+  demo->add_flag("--json", demo_json, "Print exactly one JSON document on stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return kExitUsage;
+  }
+  if (ask_cmd->parsed()) return Ask(ask);
+  if (show->parsed()) return RunsShow(runs_config, run_id);
+  if (list->parsed()) return RunsList(runs_config, limit);
+  if (demo->parsed()) return Demo(demo_json);
+  return kExitUsage;
+}

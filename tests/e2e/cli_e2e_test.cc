@@ -1,0 +1,265 @@
+// The diagd binary end to end: real tools over the demo workspace, the real
+// OpenAI-compatible client against the scripted model server over HTTP (it
+// plays scripted turns; it is no model), the SQLite run store in a temp
+// folder. Checks stdout JSON, exit codes, stderr progress, and the stored
+// run record and trace.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "testing/scripted_model_server.h"
+
+namespace diagd {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScriptedModelServer;
+using testing::ScriptedToolCall;
+
+struct Invocation {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("diagd-e2e-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    WriteConfig("");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void WriteConfig(const std::string& extra) {
+    std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
+    std::ofstream(dir_ / "diagd.toml")
+        << "now = \"2026-11-29T10:30:00Z\"\n"
+        << extra << "[storage]\nruns = \"sqlite:" << (dir_ / "runs.db").string() << "\"\n"
+        << "[model]\nprovider = \"openai\"\nbase_url = \"" << server_.BaseUrl() << "\"\n"
+        << "name = \"scripted\"\ntimeout_seconds = 5\n"
+        << "[tools.documents]\npath = \"" << demo << "/docs\"\ncache_path = \""
+        << (dir_ / "cache").string() << "\"\n"
+        << "[tools.logs]\npath = \"" << demo << "/logs\"\n"
+        << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
+  }
+
+  Invocation Run(const std::vector<std::string>& args) {
+    std::string command = std::string(DIAGD_BINARY);
+    for (const auto& arg : args) command += " " + Quote(arg);
+    command += " >" + Quote((dir_ / "out").string()) + " 2>" + Quote((dir_ / "err").string());
+    Invocation result;
+    int status = std::system(command.c_str());
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = ReadFile(dir_ / "out");
+    result.err = ReadFile(dir_ / "err");
+    return result;
+  }
+
+  Invocation Ask(const std::string& question, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"ask", "--config", (dir_ / "diagd.toml").string(), "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(question);
+    return Run(args);
+  }
+
+  boost::json::object RunRecord(const std::string& run_id) {
+    auto shown = Run({"runs", "show", run_id, "--config", (dir_ / "diagd.toml").string()});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    return boost::json::parse(shown.out).as_object();
+  }
+
+  // RUN_FINISHED totals equal the sum of the MODEL_CALL events.
+  void ExpectTokensReconcile(const boost::json::object& record) {
+    std::int64_t sum = 0, calls = 0;
+    const boost::json::object* finished = nullptr;
+    for (const auto& event : record.at("trace").as_array()) {
+      const auto& type = event.at("type").as_string();
+      const auto& fields = event.at("fields").as_object();
+      if (type == "MODEL_CALL") {
+        ++calls;
+        if (fields.contains("total_tokens")) sum += fields.at("total_tokens").as_int64();
+      }
+      if (type == "RUN_FINISHED") finished = &fields;
+    }
+    ASSERT_NE(finished, nullptr);
+    EXPECT_EQ(finished->at("audited_total_tokens").as_int64(), sum);
+    EXPECT_EQ(finished->at("budget_total_tokens").as_int64(), sum);
+    EXPECT_EQ(finished->at("audited_calls").as_int64(), calls);
+    EXPECT_EQ(record.at("total_token_count").as_int64(), sum);
+  }
+
+  // Nothing internal reaches a user or the stored user result.
+  static void ExpectNothingForbidden(const std::string& text) {
+    for (const char* word : {"INFORMATION_SATURATED", "PROGRESS_PROTOCOL_VIOLATED",
+                             "BUDGET_LIMIT_REACHED", "consecutive", "threshold", "budget",
+                             "score", "returned_count", "raw_response", "stop_required"}) {
+      EXPECT_EQ(text.find(word), std::string::npos) << word << " leaked into:\n" << text;
+    }
+  }
+
+  fs::path dir_;
+  ScriptedModelServer server_;
+};
+
+constexpr const char* kHikari = "HikariPool-1 - Connection is not available";
+
+TEST_F(CliTest, AskDiagnosesThroughRouterAgentGuardsAndStoresTheRun) {
+  server_.Answer(R"({"route":"DIAGNOSIS"})")
+      .CallTools({{"call_1", "query_logs",
+                   R"({"input":{"topic":"payment-service","query":"level:ERROR HikariPool"}})", false}})
+      .Answer(std::string(R"({"conclusion":{"root_cause":"payment-service 数据库连接池耗尽",)") +
+              R"("confidence":"MEDIUM","evidence":[{"tool_call_id":"call_1","quote":")" + kHikari +
+              R"("}]},"next_steps":["检查 payment-db 慢查询"]})")
+      .Answer(R"({"verdict":"SUPPORTED"})");
+  auto ask = Ask("订单服务为什么大量 500？");
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("route"), "DIAGNOSIS");
+  EXPECT_EQ(result.at("release_outcome"), "DIAGNOSIS");
+  EXPECT_TRUE(result.at("fallback").is_null());
+  const auto& evidence = result.at("diagnosis").at("evidence").as_array();
+  ASSERT_EQ(evidence.size(), 1u);
+  EXPECT_EQ(evidence[0].at("tool"), "query_logs");
+  EXPECT_EQ(evidence[0].at("quote"), kHikari);
+  EXPECT_EQ(result.at("process").as_array().size(), 1u);
+  EXPECT_NE(ask.err.find("[1] query_logs"), std::string::npos) << "progress on stderr";
+  EXPECT_NE(ask.err.find("-> EVIDENCE_FOUND"), std::string::npos);
+  ExpectNothingForbidden(ask.out);
+  ExpectNothingForbidden(ask.err);
+
+  // The provider saw each component's header.
+  auto requests = server_.Requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].headers.at("x-diagd-component"), "ROUTER");
+  EXPECT_EQ(requests[1].headers.at("x-diagd-component"), "DIAGNOSIS_AGENT");
+  EXPECT_EQ(requests[3].headers.at("x-diagd-component"), "SEMANTIC_GUARD");
+
+  auto record = RunRecord(std::string(result.at("run_id").as_string()));
+  EXPECT_EQ(record.at("status"), "SUCCEEDED");
+  EXPECT_EQ(record.at("internal_status"), "COMPLETED");
+  EXPECT_EQ(record.at("release_outcome"), "DIAGNOSIS");
+  EXPECT_EQ(record.at("result"), result);
+  EXPECT_EQ(record.at("steps").as_array().size(), 2u);
+  const auto& trace = record.at("trace").as_array();
+  EXPECT_EQ(trace.front().at("type"), "RUN_STARTED");
+  EXPECT_EQ(trace.back().at("type"), "RUN_FINISHED");
+  ExpectTokensReconcile(record);
+  ExpectNothingForbidden(boost::json::serialize(record.at("result")));
+}
+
+TEST_F(CliTest, RouteKnowledgeSkipsTheRouterAndKeepsOnlyRetrievedCitations) {
+  server_.Answer(R"({"text":"先回滚再补索引。","citations":["not-retrieved"]})");
+  auto ask = Ask("慢查询怎么处理", {"--route", "knowledge"});
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("route"), "KNOWLEDGE");
+  EXPECT_EQ(result.at("release_outcome"), "ANSWER");
+  EXPECT_EQ(result.at("answer").at("text"), "先回滚再补索引。");
+  EXPECT_TRUE(result.at("answer").at("citations").as_array().empty());
+  ASSERT_EQ(server_.Requests().size(), 1u);
+  EXPECT_EQ(server_.Requests()[0].headers.at("x-diagd-component"), "KNOWLEDGE_ANSWER");
+}
+
+TEST_F(CliTest, AnInvalidFinalOutputWithNothingCheckedIsAFailedFallbackExitingOne) {
+  server_.Answer("根因是网络故障。");
+  auto ask = Ask("订单服务为什么大量 500？", {"--route", "diagnosis"});
+  EXPECT_EQ(ask.exit_code, 1) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();  // still printed with --json
+  EXPECT_EQ(result.at("release_outcome"), "FALLBACK");
+  EXPECT_EQ(result.at("fallback").at("code"), "FAILED");
+  EXPECT_EQ(ask.out.find("网络故障"), std::string::npos) << "the invalid output is discarded";
+  auto record = RunRecord(std::string(result.at("run_id").as_string()));
+  EXPECT_EQ(record.at("status"), "FAILED");
+  bool rejected = false;
+  for (const auto& event : record.at("trace").as_array()) {
+    rejected |= event.at("type") == "AGENT_OUTPUT_REJECTED";
+  }
+  EXPECT_TRUE(rejected);
+  EXPECT_EQ(boost::json::serialize(record).find("网络故障"), std::string::npos);
+}
+
+TEST_F(CliTest, MissingContextIsAskedForAndAFollowUpCarriesTheEarlierTurns) {
+  server_.Answer(R"({"conclusion":null,"limitations":{"missing_info":["时间范围","服务名"]}})");
+  auto first = Ask("系统挂了", {"--route", "diagnosis"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto result = boost::json::parse(first.out).as_object();
+  EXPECT_EQ(result.at("fallback").at("code"), "MISSING_REQUIRED_CONTEXT");
+  EXPECT_EQ(result.at("fallback").at("missing_info"), (boost::json::array{"时间范围", "服务名"}));
+
+  server_.Answer(R"({"conclusion":null})");
+  std::string conversation(result.at("conversation_id").as_string());
+  auto second = Ask("订单服务，10 点以后", {"--route", "diagnosis", "--conversation", conversation});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(boost::json::parse(second.out).at("conversation_id"), result.at("conversation_id"));
+  auto requests = server_.Requests();
+  std::string history = boost::json::serialize(requests.back().json.at("messages"));
+  EXPECT_NE(history.find("系统挂了"), std::string::npos) << "the earlier question is context";
+  EXPECT_NE(history.find("订单服务，10 点以后"), std::string::npos);
+}
+
+TEST_F(CliTest, ConfigurationAndUsageErrorsExitTwoNamingTheProblem) {
+  WriteConfig("unknown_key = 1\n");
+  auto bad_key = Ask("x");
+  EXPECT_EQ(bad_key.exit_code, 2);
+  EXPECT_NE(bad_key.err.find("unknown_key"), std::string::npos) << bad_key.err;
+  EXPECT_TRUE(bad_key.out.empty());
+
+  auto no_question = Run({"ask"});
+  EXPECT_EQ(no_question.exit_code, 2);
+  auto bad_route = Run({"ask", "--route", "bogus", "x"});
+  EXPECT_EQ(bad_route.exit_code, 2);
+  auto missing_file = Run({"ask", "--config", (dir_ / "nope.toml").string(), "x"});
+  EXPECT_EQ(missing_file.exit_code, 2);
+  EXPECT_TRUE(server_.Requests().empty()) << "nothing reached the model";
+}
+
+TEST_F(CliTest, AnUnreachableModelIsAFailedRunThatIsStillRecorded) {
+  WriteConfig("");
+  std::string config = ReadFile(dir_ / "diagd.toml");
+  auto at = config.find(server_.BaseUrl());
+  config.replace(at, server_.BaseUrl().size(), "http://127.0.0.1:9/v1");
+  std::ofstream(dir_ / "diagd.toml") << config;
+  auto ask = Ask("订单服务为什么大量 500？", {"--route", "diagnosis"});
+  EXPECT_EQ(ask.exit_code, 1);
+  auto result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("fallback").at("code"), "FAILED");
+  auto list = Run({"runs", "list", "--config", (dir_ / "diagd.toml").string()});
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find(std::string(result.at("run_id").as_string())), std::string::npos);
+}
+
+TEST_F(CliTest, DemoDiagnosesTheBundledIncidentOffline) {
+  auto demo = Run({"demo", "--json"});
+  ASSERT_EQ(demo.exit_code, 0) << demo.err;
+  auto result = boost::json::parse(demo.out).as_object();
+  EXPECT_EQ(result.at("release_outcome"), "DIAGNOSIS");
+  std::string root_cause(result.at("diagnosis").at("root_cause").as_string());
+  EXPECT_NE(root_cause.find("v2.3.1"), std::string::npos) << root_cause;
+  EXPECT_NE(root_cause.find("user_id"), std::string::npos) << root_cause;
+  EXPECT_NE(demo.err.find("offline (rule-based, not an LLM)"), std::string::npos);
+  EXPECT_TRUE(server_.Requests().empty()) << "the demo needs no model server";
+  ExpectNothingForbidden(demo.out);
+}
+
+}  // namespace
+}  // namespace diagd
