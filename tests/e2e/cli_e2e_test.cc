@@ -48,7 +48,23 @@ class CliTest : public ::testing::Test {
     fs::create_directories(dir_);
     WriteConfig("");
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    // Every stored run of every test: RUN_FINISHED totals equal the sum of
+    // its MODEL_CALL events, and its user result holds nothing internal.
+    if (fs::exists(dir_ / "runs.db")) {
+      auto list = Run({"runs", "list", "--config", (dir_ / "diagd.toml").string(), "--limit", "200"});
+      std::istringstream lines(list.out);
+      std::string line;
+      std::getline(lines, line);  // header
+      while (std::getline(lines, line)) {
+        std::string run_id = line.substr(0, line.find(' '));
+        auto record = RunRecord(run_id);
+        ExpectTokensReconcile(record);
+        ExpectNothingForbidden(boost::json::serialize(record.at("result")));
+      }
+    }
+    fs::remove_all(dir_);
+  }
 
   void WriteConfig(const std::string& extra) {
     std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
