@@ -3,6 +3,8 @@
 namespace diagd::agent {
 namespace {
 
+// The one written example of the draft shape: the diagnosis agent and the
+// evidence repair answer in it, and ParseDraft reads both.
 const char* const kDraftShape = R"({
   "conclusion": {
     "root_cause": "...",
@@ -86,6 +88,8 @@ std::string English() {
 }
 
 }  // namespace
+
+const char* DraftShapeExample() { return kDraftShape; }
 
 const std::string& DiagnosisSystemPrompt(config::Language language) {
   static const std::string kZh = Chinese();

@@ -12,4 +12,7 @@ namespace diagd::agent {
 
 const std::string& DiagnosisSystemPrompt(config::Language language);
 
+// The draft's JSON shape as written in prompts (CONTRACT.md section 4).
+const char* DraftShapeExample();
+
 }  // namespace diagd::agent
