@@ -1,9 +1,8 @@
 #include "app/chat_application.h"
 
-#include "agent/diagnosis_agent.h"
 #include "app/answer_routes.h"
+#include "app/diagnosis_executor.h"
 #include "core/ids.h"
-#include "release/diagnosis_release.h"
 #include "release/safe_fallback.h"
 
 namespace diagd::app {
@@ -17,24 +16,6 @@ struct RunStatuses {
   std::string internal_status;
   std::optional<std::string> stop_reason;
 };
-
-RunStatuses DiagnosisStatuses(const agent::DiagnosisAgentExecution& execution,
-                              const release::ReleaseDecision& decision) {
-  RunStatuses s;
-  if (execution.stop_reason) s.stop_reason = harness::StopReasonString(*execution.stop_reason);
-  if (execution.failure) {
-    s.internal_status = "FAILED";
-  } else if (execution.stop_reason == harness::StopReason::kBudgetLimitReached) {
-    s.internal_status = "BUDGET_EXHAUSTED";
-  } else if (execution.stop_reason) {
-    s.internal_status = "STOPPED";
-  } else {
-    s.internal_status = "COMPLETED";
-  }
-  bool failed = decision.fallback && decision.fallback->code == release::FallbackCode::kFailed;
-  s.status = failed ? "FAILED" : "SUCCEEDED";
-  return s;
-}
 
 // Holds the router's MODEL_CALL until RUN_STARTED (which names the route)
 // is recorded, so a run's trace starts with RUN_STARTED.
@@ -135,21 +116,17 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
       break;
     }
     case Route::kDiagnosis: {
-      agent::DiagnosisAgentUseCase agent({deps_.model, deps_.catalog, deps_.boundary,
-                                          deps_.canonical_store, deps_.language,
-                                          deps_.observation_limits, observer});
-      auto execution = agent.Execute(run, request.message, History(earlier));
-      release::DiagnosisReleaseUseCase releaser(
+      DiagnosisChatExecutor executor(
+          {deps_.model, deps_.catalog, deps_.boundary, deps_.canonical_store, deps_.language,
+           deps_.observation_limits, observer},
           {deps_.model, deps_.canonical_store, deps_.language, deps_.observation_limits, {}});
-      release::ReleaseDecision decision = releaser.Release(run, request.message, execution);
-      statuses = DiagnosisStatuses(execution, decision);
-      result.release_outcome = decision.outcome;
-      result.diagnosis = std::move(decision.diagnosis);
-      result.fallback = std::move(decision.fallback);
-      result.process = std::move(decision.process);
-      for (const auto& step : execution.steps) {
-        record.steps.push_back({step.round, step.token_count, step.tool_call_ids});
-      }
+      DiagnosisOutcome outcome = executor.Execute(run, request.message, History(earlier));
+      statuses = {outcome.status, outcome.internal_status, outcome.stop_reason};
+      result.release_outcome = outcome.decision.outcome;
+      result.diagnosis = std::move(outcome.decision.diagnosis);
+      result.fallback = std::move(outcome.decision.fallback);
+      result.process = std::move(outcome.decision.process);
+      record.steps = std::move(outcome.steps);
       break;
     }
   }

@@ -1,0 +1,32 @@
+#include "app/diagnosis_executor.h"
+
+namespace diagd::app {
+
+DiagnosisOutcome DiagnosisChatExecutor::Execute(harness::RunContext& run,
+                                                const std::string& question,
+                                                const std::vector<model::Message>& history) const {
+  agent::DiagnosisAgentExecution execution = agent_.Execute(run, question, history);
+  DiagnosisOutcome outcome;
+  outcome.decision = release_.Release(run, question, execution);
+
+  if (execution.stop_reason) outcome.stop_reason = harness::StopReasonString(*execution.stop_reason);
+  if (execution.failure) {
+    outcome.internal_status = "FAILED";
+  } else if (execution.stop_reason == harness::StopReason::kBudgetLimitReached) {
+    outcome.internal_status = "BUDGET_EXHAUSTED";
+  } else if (execution.stop_reason) {
+    outcome.internal_status = "STOPPED";
+  } else {
+    outcome.internal_status = "COMPLETED";
+  }
+  // A released fallback other than FAILED is a successful run (section 6).
+  const auto& fallback = outcome.decision.fallback;
+  outcome.status = fallback && fallback->code == release::FallbackCode::kFailed ? "FAILED"
+                                                                                : "SUCCEEDED";
+  for (const auto& step : execution.steps) {
+    outcome.steps.push_back({step.round, step.token_count, step.tool_call_ids});
+  }
+  return outcome;
+}
+
+}  // namespace diagd::app
