@@ -31,6 +31,13 @@ const char* TraceEventTypeString(TraceEventType type) {
   return "";
 }
 
+std::optional<TraceEventType> ParseTraceEventType(std::string_view name) {
+  for (TraceEventType type : kAllTraceEventTypes) {
+    if (name == TraceEventTypeString(type)) return type;
+  }
+  return std::nullopt;
+}
+
 void InMemoryTrace::Record(TraceEventType type, std::vector<TraceField> fields) {
   for (auto& field : fields) {
     if (auto* s = std::get_if<std::string>(&field.value)) {

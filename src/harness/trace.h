@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <variant>
 #include <vector>
@@ -29,7 +31,15 @@ enum class TraceEventType {
   kReleaseDecided,
   kRunFinished,
 };
+inline constexpr TraceEventType kAllTraceEventTypes[] = {
+    TraceEventType::kRunStarted,          TraceEventType::kModelCall,
+    TraceEventType::kToolCallCompleted,   TraceEventType::kToolRequestRejected,
+    TraceEventType::kProgressEvaluated,   TraceEventType::kCollectionStopped,
+    TraceEventType::kProgressRecordUnverified, TraceEventType::kAgentOutputRejected,
+    TraceEventType::kReleaseDecided,      TraceEventType::kRunFinished};
 const char* TraceEventTypeString(TraceEventType type);
+// The type named `name` ("MODEL_CALL"...), for reading stored traces back.
+std::optional<TraceEventType> ParseTraceEventType(std::string_view name);
 
 using TraceValue = std::variant<std::nullptr_t, bool, std::int64_t, std::string>;
 

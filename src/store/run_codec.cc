@@ -107,16 +107,4 @@ Result<std::vector<std::string>> DecodeToolCallIds(std::string_view json_text) {
   return ids;
 }
 
-std::optional<harness::TraceEventType> ParseTraceEventType(std::string_view name) {
-  // The harness owns the names (TraceEventTypeString); asking it for every
-  // value keeps one home for them. The enum has int as its underlying type,
-  // so probing past its last value is defined and yields "".
-  constexpr int kProbe = 64;
-  for (int i = 0; i < kProbe; ++i) {
-    auto type = static_cast<harness::TraceEventType>(i);
-    if (name == harness::TraceEventTypeString(type) && !name.empty()) return type;
-  }
-  return std::nullopt;
-}
-
 }  // namespace diagd::store

@@ -29,7 +29,4 @@ Result<std::vector<harness::TraceField>> DecodeTraceFields(std::string_view json
 std::string EncodeToolCallIds(const std::vector<std::string>& ids);
 Result<std::vector<std::string>> DecodeToolCallIds(std::string_view json);
 
-// The event type named `name` ("MODEL_CALL"), if any.
-std::optional<harness::TraceEventType> ParseTraceEventType(std::string_view name);
-
 }  // namespace diagd::store

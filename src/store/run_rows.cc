@@ -127,7 +127,7 @@ Status ReadTrace(SqliteDb& db, app::RunRecord& run) {
     if (!*row) return OkStatus();
     harness::TraceEvent event;
     event.seq = stmt->Int(0);
-    std::optional<harness::TraceEventType> type = ParseTraceEventType(stmt->Text(1));
+    std::optional<harness::TraceEventType> type = harness::ParseTraceEventType(stmt->Text(1));
     if (!type) return Error::Internal("run store: a stored trace event has an unknown type");
     event.type = *type;
     Result<WallTime> time = ReadTime(*stmt, 2);

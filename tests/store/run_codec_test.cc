@@ -11,10 +11,10 @@ using harness::TraceField;
 TEST(RunCodec, EveryTraceEventTypeNameParsesBack) {
   for (int i = 0; i <= static_cast<int>(TraceEventType::kRunFinished); ++i) {
     auto type = static_cast<TraceEventType>(i);
-    EXPECT_EQ(ParseTraceEventType(harness::TraceEventTypeString(type)), type) << i;
+    EXPECT_EQ(harness::ParseTraceEventType(harness::TraceEventTypeString(type)), type) << i;
   }
-  EXPECT_EQ(ParseTraceEventType("model_call"), std::nullopt);
-  EXPECT_EQ(ParseTraceEventType(""), std::nullopt);
+  EXPECT_EQ(harness::ParseTraceEventType("model_call"), std::nullopt);
+  EXPECT_EQ(harness::ParseTraceEventType(""), std::nullopt);
 }
 
 TEST(RunCodec, TraceFieldsKeepKeyOrderAndValueTypes) {
