@@ -1,13 +1,12 @@
 #include "cli/commands.h"
 
-#include <unistd.h>
-
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "app/chat_application.h"
 #include "app/run_record_json.h"
-#include "tools/tool_settings.h"
 #include "wiring/chat_model.h"
 #include "wiring/run_store.h"
 #include "wiring/tool_set.h"
