@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "app/app_prompts.h"
+#include "harness/tool_interceptor.h"
 #include "core/json.h"
 #include "core/text.h"
 #include "tools/tool_catalog.h"
@@ -57,17 +58,8 @@ KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInt
   auto executed = boundary.Execute({run.run_id(), "call_1", request, scope}, run.budget());
   if (!executed) return outcome;  // the budget refused: no answer
   const auto& record = executed->record;
-  auto status = tools::EvidenceStatusOf(record.result);
-  run.tracker().RecordCompleted(tools::ToolName::kSearchDocuments, scope.identity, "call_1", status);
+  auto status = harness::RecordExecutedCall(run.tracker(), run.trace(), *executed).evidence_status;
   outcome.process.push_back({"call_1", tools::ToolName::kSearchDocuments, scope.summary, status});
-  run.trace().Record(harness::TraceEventType::kToolCallCompleted,
-                     {{"tool_call_id", std::string("call_1")},
-                      {"tool", std::string("search_documents")},
-                      {"scope_summary", scope.summary},
-                      {"evidence_status", std::string(tools::EvidenceStatusString(status))},
-                      {"returned_count", static_cast<std::int64_t>(tools::ReturnedCountOf(record.result))},
-                      {"truncated", tools::TruncatedOf(record.result)},
-                      {"duration_ms", static_cast<std::int64_t>(executed->duration.count())}});
   const auto& documents = std::get<tools::DocumentsResult>(record.result);
   if (status != tools::EvidenceStatus::kEvidenceFound) {
     outcome.answer = Answer{language == config::Language::kEn

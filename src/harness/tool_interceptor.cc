@@ -41,6 +41,23 @@ const char* ProgressStatusString(ProgressStatus status) {
   return "";
 }
 
+tools::ControlView RecordExecutedCall(ProgressTracker& tracker, TraceRecorder& trace,
+                                      const tools::ExecutedCall& executed) {
+  const tools::CanonicalRecord& record = executed.record;
+  tools::ControlView control = tools::ControlViewOf(record);
+  tracker.RecordCompleted(record.tool, control.scope->identity, record.tool_call_id,
+                          control.evidence_status);
+  trace.Record(TraceEventType::kToolCallCompleted,
+               {{"tool_call_id", record.tool_call_id},
+                {"tool", std::string(tools::ToolNameString(record.tool))},
+                {"scope_summary", control.scope->summary},
+                {"evidence_status", std::string(tools::EvidenceStatusString(control.evidence_status))},
+                {"returned_count", static_cast<std::int64_t>(control.returned_count)},
+                {"truncated", control.truncated},
+                {"duration_ms", static_cast<std::int64_t>(executed.duration.count())}});
+  return control;
+}
+
 void ToolInterceptor::Report(const ToolCallRequest& call, const std::string& scope,
                              ProgressStatus status) {
   if (ctx_.observer == nullptr) return;
@@ -170,17 +187,7 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
     return {};
   }
   const tools::CanonicalRecord& record = executed->record;
-  tools::ControlView control = tools::ControlViewOf(record);
-  EvidenceStatus status = control.evidence_status;
-  ctx_.tracker.RecordCompleted(tool, control.scope->identity, id, status);
-  ctx_.trace.Record(TraceEventType::kToolCallCompleted,
-                    {{"tool_call_id", id},
-                     {"tool", std::string(tools::ToolNameString(tool))},
-                     {"scope_summary", control.scope->summary},
-                     {"evidence_status", std::string(tools::EvidenceStatusString(status))},
-                     {"returned_count", static_cast<std::int64_t>(control.returned_count)},
-                     {"truncated", control.truncated},
-                     {"duration_ms", static_cast<std::int64_t>(executed->duration.count())}});
+  EvidenceStatus status = RecordExecutedCall(ctx_.tracker, ctx_.trace, *executed).evidence_status;
 
   Report(call, summary,
          status == EvidenceStatus::kEvidenceFound ? ProgressStatus::kEvidenceFound

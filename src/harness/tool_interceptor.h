@@ -72,6 +72,13 @@ struct InterceptorContext {
   ToolProgressObserver* observer = nullptr;  // optional, borrowed
 };
 
+// Records an executed call: it joins the tracker's index (and, unless ERROR,
+// the executed scopes; EVIDENCE_FOUND makes it pending) and is traced
+// TOOL_CALL_COMPLETED. The one home of both, for the interceptor and for
+// product code that calls a tool directly (the knowledge route).
+tools::ControlView RecordExecutedCall(ProgressTracker& tracker, TraceRecorder& trace,
+                                      const tools::ExecutedCall& executed);
+
 class ToolInterceptor {
  public:
   explicit ToolInterceptor(InterceptorContext context) : ctx_(std::move(context)) {}
