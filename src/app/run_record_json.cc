@@ -80,23 +80,4 @@ std::string RunRecordJson(const RunRecord& run) {
   return w.Take();
 }
 
-std::string RunListJson(const std::vector<RunSummary>& runs) {
-  JsonWriter w;
-  w.BeginObject().Key("runs").BeginArray();
-  for (const auto& run : runs) {
-    w.BeginObject()
-        .Key("run_id").String(run.run_id)
-        .Key("conversation_id").String(run.conversation_id)
-        .Key("route").String(run.route)
-        .Key("status").String(run.status)
-        .Key("release_outcome");
-    OptionalString(run.release_outcome, w);
-    w.Key("fallback_code");
-    OptionalString(run.fallback_code, w);
-    w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
 }  // namespace diagd::app
