@@ -1,168 +1,220 @@
 #include "testing/loopback_http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <sys/resource.h>
 
+#include <atomic>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
 #include <cctype>
-#include <stdexcept>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+#include <utility>
 
 namespace diagd::testing {
 namespace {
 
-const char* StatusText(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 404:
-      return "Not Found";
-    case 429:
-      return "Too Many Requests";
-    case 500:
-      return "Internal Server Error";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Status";
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+
+// Thousands of clients may connect in the same instant (a load benchmark);
+// the kernel caps this at net.core.somaxconn.
+constexpr int kListenBacklog = 4096;
+// Model requests carry whole conversations; they must never be cut.
+constexpr std::uint64_t kMaxBodyBytes = 16 * 1024 * 1024;
+constexpr std::uint32_t kMaxHeaderBytes = 64 * 1024;
+// A failed accept means, in practice, no file descriptor left: wait for some
+// exchanges to finish rather than spin.
+constexpr std::chrono::milliseconds kAcceptRetry{10};
+
+// Errors come back as values: a client that goes away is no failure of ours.
+constexpr auto kAsValues = asio::as_tuple(asio::use_awaitable);
+
+// A handler that throws is a broken test: crash loudly (out of the I/O
+// thread, so std::terminate names the exception), as a thread per
+// connection did.
+void Rethrow(std::exception_ptr error) {
+  if (error) std::rethrow_exception(error);
+}
+
+// Each exchange holds one socket, and a benchmark's client lives in the same
+// process: the usual soft limit of 1024 descriptors would stop it at ~500.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
   }
 }
 
-bool SendAll(int fd, const std::string& data) {
-  std::size_t sent = 0;
-  while (sent < data.size()) {
-    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Reads one request (headers, then a Content-Length body). False on EOF or
-// a malformed request.
-bool ReadRequest(int fd, LoopbackHttpServer::Request& request) {
-  std::string data;
-  char buf[8192];
-  std::size_t header_end = std::string::npos;
-  while ((header_end = data.find("\r\n\r\n")) == std::string::npos) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    data.append(buf, static_cast<std::size_t>(n));
-  }
-  std::size_t line_end = data.find("\r\n");
-  std::string request_line = data.substr(0, line_end);
-  std::size_t sp1 = request_line.find(' ');
-  std::size_t sp2 = request_line.find(' ', sp1 + 1);
-  if (sp1 == std::string::npos || sp2 == std::string::npos) return false;
-  request.method = request_line.substr(0, sp1);
-  request.target = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-  std::size_t pos = line_end + 2;
-  while (pos < header_end) {
-    std::size_t end = data.find("\r\n", pos);
-    std::string line = data.substr(pos, end - pos);
-    pos = end + 2;
-    std::size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
+LoopbackHttpServer::Request ToRequest(http::request<http::string_body> in) {
+  LoopbackHttpServer::Request out;
+  out.method = std::string(in.method_string());
+  out.target = std::string(in.target());
+  for (const auto& field : in) {
+    std::string name(field.name_string());
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::size_t value_start = line.find_first_not_of(' ', colon + 1);
-    request.headers[name] = value_start == std::string::npos ? "" : line.substr(value_start);
+    out.headers[name] = std::string(field.value());
   }
-  std::size_t length = 0;
-  if (auto it = request.headers.find("content-length"); it != request.headers.end()) {
-    length = std::stoul(it->second);
-  }
-  request.body = data.substr(header_end + 4);
-  while (request.body.size() < length) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    request.body.append(buf, static_cast<std::size_t>(n));
-  }
-  return true;
+  out.body = std::move(in.body());
+  return out;
 }
+
+http::response<http::string_body> ToHttp(LoopbackHttpServer::Response in) {
+  http::response<http::string_body> out;
+  out.version(11);
+  out.result(static_cast<unsigned>(in.status));
+  out.set(http::field::content_type, in.content_type);
+  out.keep_alive(false);  // `Connection: close`: one exchange per connection
+  out.body() = std::move(in.body);
+  out.prepare_payload();
+  return out;
+}
+
+void Close(tcp::socket& socket) {
+  boost::system::error_code ignored;
+  socket.shutdown(tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
+}
+
+// One connection and the timer its answer waits on; registered while alive
+// so that stopping can cut both short.
+struct Exchange {
+  tcp::socket socket;
+  asio::steady_timer delay;
+};
 
 }  // namespace
 
-LoopbackHttpServer::LoopbackHttpServer(Handler handler) : handler_(std::move(handler)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (listen_fd_ < 0) throw std::runtime_error("socket failed");
-  int one = 1;
-  ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;  // a free port
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listen_fd_, 512) != 0) {
-    ::close(listen_fd_);
-    throw std::runtime_error("bind/listen on loopback failed");
+struct LoopbackHttpServer::Loop {
+  explicit Loop(Handler handler);
+  asio::awaitable<void> Accept();
+  asio::awaitable<void> Serve(tcp::socket socket);
+  asio::awaitable<void> Converse(Exchange& exchange);
+  void Stop();
+
+  Handler handler;
+  asio::io_context io{1};  // one thread runs it: handlers never overlap
+  tcp::acceptor acceptor{io};
+  asio::steady_timer accept_retry{io};
+  // Touched only on the I/O thread, so unguarded.
+  bool stopping = false;
+  std::unordered_set<Exchange*> live;
+
+  std::atomic<bool> record{true};
+  mutable std::mutex mu;
+  std::vector<Request> requests;  // guarded by mu
+  std::thread thread;
+};
+
+LoopbackHttpServer::Loop::Loop(Handler handler) : handler(std::move(handler)) {
+  RaiseOpenFileLimit();
+  tcp::endpoint endpoint(asio::ip::address_v4::loopback(), 0);  // a free port
+  acceptor.open(endpoint.protocol());
+  acceptor.set_option(tcp::acceptor::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(kListenBacklog);
+  asio::co_spawn(io, Accept(), Rethrow);
+  thread = std::thread([this] { io.run(); });
+}
+
+asio::awaitable<void> LoopbackHttpServer::Loop::Accept() {
+  while (!stopping) {
+    auto [error, socket] = co_await acceptor.async_accept(kAsValues);
+    if (stopping) break;
+    if (error) {
+      accept_retry.expires_after(kAcceptRetry);
+      co_await accept_retry.async_wait(kAsValues);
+      continue;
+    }
+    asio::co_spawn(io, Serve(std::move(socket)), Rethrow);
   }
-  socklen_t len = sizeof addr;
-  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
-  acceptor_ = std::thread([this] { AcceptLoop(); });
+}
+
+asio::awaitable<void> LoopbackHttpServer::Loop::Serve(tcp::socket socket) {
+  Exchange exchange{std::move(socket), asio::steady_timer(io)};
+  if (stopping) co_return;
+  live.insert(&exchange);
+  struct Unregister {
+    std::unordered_set<Exchange*>& live;
+    Exchange* exchange;
+    ~Unregister() { live.erase(exchange); }
+  } unregister{live, &exchange};
+  co_await Converse(exchange);
+}
+
+asio::awaitable<void> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
+  boost::beast::flat_buffer buffer;
+  http::request_parser<http::string_body> parser;
+  parser.body_limit(kMaxBodyBytes);
+  parser.header_limit(kMaxHeaderBytes);
+  auto [read_error, read_bytes] =
+      co_await http::async_read(exchange.socket, buffer, parser, kAsValues);
+  if (read_error || stopping) co_return;  // the socket closes with the exchange
+
+  Request request = ToRequest(parser.release());
+  if (record) {
+    std::lock_guard<std::mutex> lock(mu);
+    requests.push_back(request);
+  }
+  Response response = handler(request);
+  if (response.hang_up) {
+    Close(exchange.socket);
+    co_return;
+  }
+  if (response.delay > std::chrono::milliseconds(0)) {
+    exchange.delay.expires_after(response.delay);
+    co_await exchange.delay.async_wait(kAsValues);
+    if (stopping) co_return;  // cut short: no answer
+  }
+  http::response<http::string_body> answer = ToHttp(std::move(response));
+  co_await http::async_write(exchange.socket, answer, kAsValues);
+  Close(exchange.socket);
+}
+
+// On the I/O thread: every pending accept, read, delay and write completes at
+// once with an error, every coroutine ends, and `io.run()` returns.
+void LoopbackHttpServer::Loop::Stop() {
+  stopping = true;
+  boost::system::error_code ignored;
+  acceptor.close(ignored);
+  accept_retry.cancel();
+  for (Exchange* exchange : live) {
+    exchange->delay.cancel();
+    exchange->socket.close(ignored);
+  }
+}
+
+LoopbackHttpServer::LoopbackHttpServer(Handler handler)
+    : loop_(std::make_unique<Loop>(std::move(handler))) {
+  port_ = loop_->acceptor.local_endpoint().port();
 }
 
 LoopbackHttpServer::~LoopbackHttpServer() {
-  stopping_ = true;
-  stop_cv_.notify_all();
-  ::shutdown(listen_fd_, SHUT_RDWR);
-  acceptor_.join();
-  ::close(listen_fd_);
-  std::vector<std::thread> connections;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    connections.swap(connections_);
-  }
-  for (auto& t : connections) t.join();
+  asio::post(loop_->io, [loop = loop_.get()] { loop->Stop(); });
+  loop_->thread.join();
 }
 
 std::vector<LoopbackHttpServer::Request> LoopbackHttpServer::Requests() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return requests_;
+  std::lock_guard<std::mutex> lock(loop_->mu);
+  return loop_->requests;
 }
 
-void LoopbackHttpServer::AcceptLoop() {
-  while (!stopping_) {
-    pollfd pfd{listen_fd_, POLLIN, 0};
-    if (::poll(&pfd, 1, 50) <= 0) continue;
-    int fd = ::accept(listen_fd_, nullptr, nullptr);
-    if (fd < 0) continue;
-    std::lock_guard<std::mutex> lock(mu_);
-    connections_.emplace_back([this, fd] { Serve(fd); });
-  }
-}
-
-bool LoopbackHttpServer::SleepUnlessStopping(std::chrono::milliseconds delay) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return !stop_cv_.wait_for(lock, delay, [this] { return stopping_.load(); });
-}
-
-void LoopbackHttpServer::Serve(int fd) {
-  Request request;
-  if (ReadRequest(fd, request)) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(request);
-    }
-    Response response = handler_(request);
-    if (!response.hang_up && SleepUnlessStopping(response.delay)) {
-      std::string head = "HTTP/1.1 " + std::to_string(response.status) + " " +
-                         StatusText(response.status) + "\r\nContent-Type: " +
-                         response.content_type + "\r\nContent-Length: " +
-                         std::to_string(response.body.size()) + "\r\nConnection: close\r\n\r\n";
-      SendAll(fd, head + response.body);
-    }
-  }
-  ::shutdown(fd, SHUT_RDWR);
-  ::close(fd);
-}
+void LoopbackHttpServer::set_record_requests(bool record) { loop_->record = record; }
 
 }  // namespace diagd::testing

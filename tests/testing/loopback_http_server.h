@@ -1,20 +1,24 @@
 // A small HTTP/1.1 server on 127.0.0.1 and a free port, for tests that must
 // drive a real client over real sockets: an upstream retrieval service, a
-// scripted model server. Each connection gets its own thread and one
-// request-response exchange (`Connection: close`); every request is recorded.
+// scripted model server, a load benchmark's model. Each connection carries
+// one request-response exchange (`Connection: close`); every request is
+// recorded unless recording is turned off.
 //
-// Thread safety: the handler runs on connection threads, concurrently;
-// `Requests()` may be called from any thread.
+// One instance holds thousands of slow exchanges at once: connections are
+// served asynchronously by one I/O thread, and `Response::delay` is a timer,
+// not a sleeping thread. Constructing one raises the process's soft limit on
+// open files to its hard limit, so that many sockets fit.
+//
+// Thread safety: the handler runs on the server's I/O thread, one request at
+// a time; it must be quick and must not block (answer late with `delay`).
+// `Requests()` and `set_record_requests()` may be called from any thread.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace diagd::testing {
@@ -37,6 +41,8 @@ class LoopbackHttpServer {
   using Handler = std::function<Response(const Request&)>;
 
   explicit LoopbackHttpServer(Handler handler);
+  // Stops promptly: pending delays are cut short and their connections
+  // closed without an answer.
   ~LoopbackHttpServer();
   LoopbackHttpServer(const LoopbackHttpServer&) = delete;
   LoopbackHttpServer& operator=(const LoopbackHttpServer&) = delete;
@@ -44,21 +50,15 @@ class LoopbackHttpServer {
   int port() const { return port_; }
   std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(port_); }
   std::vector<Request> Requests() const;
+  // On by default; a benchmark sending thousands of requests turns it off so
+  // as not to keep every body.
+  void set_record_requests(bool record);
 
  private:
-  void AcceptLoop();
-  void Serve(int fd);
-  bool SleepUnlessStopping(std::chrono::milliseconds delay);
+  struct Loop;  // the acceptor, exchanges in flight and I/O thread (Asio stays in the .cc)
 
-  Handler handler_;
-  int listen_fd_ = -1;
+  std::unique_ptr<Loop> loop_;
   int port_ = 0;
-  std::atomic<bool> stopping_{false};
-  std::thread acceptor_;
-  mutable std::mutex mu_;
-  std::condition_variable stop_cv_;
-  std::vector<std::thread> connections_;
-  std::vector<Request> requests_;
 };
 
 }  // namespace diagd::testing

@@ -1,5 +1,6 @@
 #include "testing/scripted_model_server.h"
 
+#include <type_traits>
 #include <utility>
 
 #include "core/json.h"
@@ -35,6 +36,24 @@ std::string Completion(bj::object message, const std::optional<ScriptedUsage>& u
   return json::Serialize(body);
 }
 
+bj::array ToolCallsJson(const std::vector<ScriptedToolCall>& calls) {
+  bj::array out;
+  for (const ScriptedToolCall& call : calls) {
+    bj::object function{{"name", call.name}};
+    if (call.arguments_as_object) {
+      function["arguments"] = json::Parse(call.arguments_json).value();  // test input: must parse
+    } else {
+      function["arguments"] = call.arguments_json;
+    }
+    bj::object one;
+    if (!call.id.empty()) one["id"] = call.id;
+    one["type"] = "function";
+    one["function"] = std::move(function);
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 std::string ErrorBody(std::string_view message) {
   bj::object error;
   error["message"] = message;
@@ -50,48 +69,66 @@ LoopbackHttpServer::Response Json(int status, std::string body) {
   return response;
 }
 
+// The one place a reply becomes HTTP, whether it came from the script or
+// from a responder.
+LoopbackHttpServer::Response ToResponse(const ScriptedReply& reply) {
+  LoopbackHttpServer::Response response = std::visit(
+      [](const auto& what) -> LoopbackHttpServer::Response {
+        using What = std::decay_t<decltype(what)>;
+        if constexpr (std::is_same_v<What, ScriptedAnswer>) {
+          bj::object message{{"role", "assistant"}, {"content", what.content}};
+          return Json(200, Completion(std::move(message), what.usage));
+        } else if constexpr (std::is_same_v<What, ScriptedToolCalls>) {
+          bj::object message{{"role", "assistant"}, {"content", nullptr}};
+          message["tool_calls"] = ToolCallsJson(what.calls);
+          return Json(200, Completion(std::move(message), what.usage));
+        } else if constexpr (std::is_same_v<What, ScriptedFailure>) {
+          return Json(what.status, ErrorBody(what.message));
+        } else if constexpr (std::is_same_v<What, ScriptedRawAnswer>) {
+          LoopbackHttpServer::Response raw;
+          raw.status = what.status;
+          raw.content_type = what.content_type;
+          raw.body = what.body;
+          return raw;
+        } else {
+          static_assert(std::is_same_v<What, ScriptedHangUp>);
+          LoopbackHttpServer::Response hang_up;
+          hang_up.hang_up = true;
+          return hang_up;
+        }
+      },
+      reply.what);
+  response.delay = reply.delay;
+  return response;
+}
+
 }  // namespace
 
-ScriptedModelServer::ScriptedModelServer()
-    : server_([this](const LoopbackHttpServer::Request& request) { return Play(request); }) {}
+ScriptedModelServer::ScriptedModelServer() : ScriptedModelServer(Responder{}) {}
+
+ScriptedModelServer::ScriptedModelServer(Responder responder)
+    : responder_(std::move(responder)),
+      server_([this](const LoopbackHttpServer::Request& request) { return Play(request); }) {
+  server_.set_record_requests(false);  // we keep our own, with the JSON parsed
+}
 
 ScriptedModelServer& ScriptedModelServer::Answer(std::string content,
                                                  std::optional<ScriptedUsage> usage) {
-  bj::object message{{"role", "assistant"}, {"content", content}};
-  return Push(Json(200, Completion(std::move(message), usage)));
+  return Then({ScriptedAnswer{std::move(content), usage}});
 }
 
 ScriptedModelServer& ScriptedModelServer::CallTools(std::vector<ScriptedToolCall> calls,
                                                     std::optional<ScriptedUsage> usage) {
-  bj::array tool_calls;
-  for (const ScriptedToolCall& call : calls) {
-    bj::object function{{"name", call.name}};
-    if (call.arguments_as_object) {
-      function["arguments"] = json::Parse(call.arguments_json).value();  // test input: must parse
-    } else {
-      function["arguments"] = call.arguments_json;
-    }
-    bj::object out;
-    if (!call.id.empty()) out["id"] = call.id;
-    out["type"] = "function";
-    out["function"] = std::move(function);
-    tool_calls.push_back(std::move(out));
-  }
-  bj::object message{{"role", "assistant"}, {"content", nullptr}};
-  message["tool_calls"] = std::move(tool_calls);
-  return Push(Json(200, Completion(std::move(message), usage)));
+  return Then({ScriptedToolCalls{std::move(calls), usage}});
 }
 
 ScriptedModelServer& ScriptedModelServer::AnswerAfter(std::chrono::milliseconds delay,
                                                       std::string content) {
-  bj::object message{{"role", "assistant"}, {"content", content}};
-  auto response = Json(200, Completion(std::move(message), ScriptedUsage{}));
-  response.delay = delay;
-  return Push(std::move(response));
+  return Then({ScriptedAnswer{std::move(content)}, delay});
 }
 
 ScriptedModelServer& ScriptedModelServer::FailWithStatus(int status, std::string error_message) {
-  return Push(Json(status, ErrorBody(error_message)));
+  return Then({ScriptedFailure{status, std::move(error_message)}});
 }
 
 ScriptedModelServer& ScriptedModelServer::AnswerHtml() {
@@ -102,17 +139,15 @@ ScriptedModelServer& ScriptedModelServer::AnswerHtml() {
 
 ScriptedModelServer& ScriptedModelServer::AnswerRaw(int status, std::string content_type,
                                                     std::string body) {
-  LoopbackHttpServer::Response response;
-  response.status = status;
-  response.content_type = std::move(content_type);
-  response.body = std::move(body);
-  return Push(std::move(response));
+  return Then({ScriptedRawAnswer{status, std::move(content_type), std::move(body)}});
 }
 
-ScriptedModelServer& ScriptedModelServer::HangUp() {
-  LoopbackHttpServer::Response response;
-  response.hang_up = true;
-  return Push(std::move(response));
+ScriptedModelServer& ScriptedModelServer::HangUp() { return Then({ScriptedHangUp{}}); }
+
+ScriptedModelServer& ScriptedModelServer::Then(ScriptedReply reply) {
+  std::lock_guard<std::mutex> lock(mu_);
+  script_.push_back(std::move(reply));
+  return *this;
 }
 
 std::vector<ScriptedModelServer::RecordedRequest> ScriptedModelServer::Requests() const {
@@ -125,25 +160,32 @@ std::size_t ScriptedModelServer::Remaining() const {
   return script_.size();
 }
 
-ScriptedModelServer& ScriptedModelServer::Push(LoopbackHttpServer::Response response) {
+void ScriptedModelServer::set_record_requests(bool record) {
   std::lock_guard<std::mutex> lock(mu_);
-  script_.push_back(std::move(response));
-  return *this;
+  record_ = record;
 }
 
 LoopbackHttpServer::Response ScriptedModelServer::Play(const LoopbackHttpServer::Request& request) {
   RecordedRequest recorded{request.method, request.target, request.headers, request.body, nullptr};
   if (auto parsed = json::Parse(request.body); parsed.has_value()) recorded.json = *parsed;
+  bool completion = request.method == "POST" && request.target == "/v1/chat/completions";
 
-  std::lock_guard<std::mutex> lock(mu_);
-  requests_.push_back(std::move(recorded));
-  if (request.method != "POST" || request.target != "/v1/chat/completions") {
-    return Json(404, ErrorBody("no such route"));
+  ScriptedReply reply;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Kept before the responder sees it, so a test that finds a reply also
+    // finds its request.
+    if (record_) requests_.push_back(recorded);
+    if (!completion) return Json(404, ErrorBody("no such route"));
+    if (!responder_) {
+      if (script_.empty()) return Json(500, ErrorBody("script exhausted"));
+      reply = std::move(script_.front());
+      script_.pop_front();
+    }
   }
-  if (script_.empty()) return Json(500, ErrorBody("script exhausted"));
-  LoopbackHttpServer::Response next = std::move(script_.front());
-  script_.pop_front();
-  return next;
+  // Outside the lock: the responder may read `Requests()` or add turns.
+  if (responder_) reply = responder_(recorded);
+  return ToResponse(reply);
 }
 
 }  // namespace diagd::testing

@@ -1,24 +1,35 @@
 // A scripted OpenAI-compatible model server on a real loopback socket, for
 // tests that drive the real model client over real HTTP. It answers
-// `POST /v1/chat/completions` with the next scripted turn (an assistant
-// reply, or a fault) and records every request with its JSON body parsed.
-// It plays a script; it does not think.
+// `POST /v1/chat/completions` with a `ScriptedReply` (an assistant reply, or
+// a fault) and records every request with its JSON body parsed. It plays a
+// script; it does not think.
 //
-// Anything but `POST /v1/chat/completions` gets a 404 and consumes no turn;
-// a request after the script is exhausted gets a 500 "script exhausted".
+// Two modes:
+// - a script (default constructor): replies are queued with `Answer`,
+//   `CallTools`... and played in order, one per request; a request after the
+//   script is exhausted gets a 500 "script exhausted".
+// - a responder (constructed with a `Responder`): it is asked for the reply
+//   to every request, so that many concurrent conversations each get answers
+//   that depend on their own request; queued turns are then never played.
+//
+// Anything but `POST /v1/chat/completions` gets a 404 and consumes no turn.
 //
 // Thread safety: turns may be added and requests read from any thread while
-// the client calls; turns are played in order.
+// the client calls. The responder runs on the server's I/O thread, one
+// request at a time: it must be quick and must not block (use
+// `ScriptedReply::delay` to answer late).
 #pragma once
 
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "testing/loopback_http_server.h"
@@ -40,6 +51,33 @@ struct ScriptedToolCall {
   bool arguments_as_object = false;
 };
 
+// The replies a scripted model server can give.
+struct ScriptedAnswer {  // an assistant message with text content
+  std::string content;
+  std::optional<ScriptedUsage> usage = ScriptedUsage{};  // nullopt: left out
+};
+struct ScriptedToolCalls {  // an assistant message with tool calls and null content
+  std::vector<ScriptedToolCall> calls;
+  std::optional<ScriptedUsage> usage = ScriptedUsage{};  // nullopt: left out
+};
+struct ScriptedFailure {  // an OpenAI-style error body {"error":{"message":...}}
+  int status = 500;
+  std::string message;
+};
+struct ScriptedRawAnswer {  // any status, content type and body
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+struct ScriptedHangUp {};  // the connection closes without an answer
+
+struct ScriptedReply {
+  std::variant<ScriptedAnswer, ScriptedToolCalls, ScriptedFailure, ScriptedRawAnswer,
+               ScriptedHangUp>
+      what;
+  std::chrono::milliseconds delay{0};  // before answering; the destructor cuts it short
+};
+
 class ScriptedModelServer {
  public:
   struct RecordedRequest {
@@ -50,7 +88,13 @@ class ScriptedModelServer {
     boost::json::value json;  // the parsed body; null when it is not JSON
   };
 
+  // Asked for the reply to every `POST /v1/chat/completions`.
+  using Responder = std::function<ScriptedReply(const RecordedRequest&)>;
+
+  // Plays the queued script.
   ScriptedModelServer();
+  // Answers every request with `responder`.
+  explicit ScriptedModelServer(Responder responder);
 
   // "http://127.0.0.1:<port>/v1", the `base_url` a client is configured with.
   std::string BaseUrl() const { return server_.BaseUrl() + "/v1"; }
@@ -74,18 +118,25 @@ class ScriptedModelServer {
   ScriptedModelServer& AnswerRaw(int status, std::string content_type, std::string body);
   // Closes the connection without answering.
   ScriptedModelServer& HangUp();
+  // A turn of any kind, with any delay.
+  ScriptedModelServer& Then(ScriptedReply reply);
 
   std::vector<RecordedRequest> Requests() const;
   std::size_t Remaining() const;
+  // On by default; a benchmark sending thousands of requests turns it off so
+  // as not to keep every body (the responder still sees each request).
+  void set_record_requests(bool record);
 
  private:
   LoopbackHttpServer::Response Play(const LoopbackHttpServer::Request& request);
-  ScriptedModelServer& Push(LoopbackHttpServer::Response response);
 
+  const Responder responder_;  // empty: play the script
   mutable std::mutex mu_;
-  std::deque<LoopbackHttpServer::Response> script_;
+  std::deque<ScriptedReply> script_;
+  bool record_ = true;
   std::vector<RecordedRequest> requests_;
-  // Last: its threads call `Play`, so it must stop before the script dies.
+  // Last: its I/O thread calls `Play`, so it must stop before the script and
+  // the responder die.
   LoopbackHttpServer server_;
 };
 
