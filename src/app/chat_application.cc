@@ -2,6 +2,7 @@
 
 #include "app/answer_routes.h"
 #include "app/diagnosis_executor.h"
+#include "app/run_event_recorder.h"
 #include "core/ids.h"
 #include "release/safe_fallback.h"
 
@@ -57,7 +58,11 @@ harness::RunLimits RunLimitsFrom(const config::HarnessConfig& h) {
 }
 
 Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
-                                                  ChatObserver* observer) const {
+                                                  ChatObserver* watcher) const {
+  // Every callback goes through the recorder, which numbers the run's
+  // events for the record and passes them on to the watcher.
+  RunEventRecorder events(watcher);
+  ChatObserver* observer = &events;
   ChatResult result;
   result.run_id = NewId(deps_.clock);
   bool follow_up = request.conversation_id.has_value();
@@ -74,7 +79,7 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
     auto turns = deps_.runs.RecentTurns(result.conversation_id, kHistoryTurns);
     if (turns) earlier = std::move(*turns);
   }
-  if (observer != nullptr) observer->OnRunStarted(result.run_id, result.conversation_id);
+  observer->OnRunStarted(result.run_id, result.conversation_id);
 
   HeldTrace router_trace;
   if (request.route) {
@@ -88,7 +93,7 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   router_trace.ReplayInto(run.trace());
   harness::ModelInterceptor models(deps_.model, run.budget(), run.ledger(), run.trace());
   if (auto created = deps_.runs.CreateRun(record); !created) return created.error();
-  if (observer != nullptr) observer->OnRouted(result.route);
+  observer->OnRouted(result.route);
 
   RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};
   switch (result.route) {
@@ -141,6 +146,8 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   record.finished_at = deps_.clock.Now();
   record.result_json = ChatResultJson(result);
   record.trace = run.trace().Events();
+  events.CloseWithResult(record.result_json);
+  record.events = events.events();
   // The run happened; a store that fails now loses the record, not the answer.
   (void)deps_.runs.FinishRun(record);
   bool english = deps_.language == config::Language::kEn;
@@ -148,6 +155,8 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
                               {"user", request.message, result.run_id, record.created_at});
   (void)deps_.runs.AppendTurn(result.conversation_id, {"assistant", ChatResultText(result, english),
                                                        result.run_id, *record.finished_at});
+  events.OnRunRecorded(record);
+  events.DeliverClosing();
   return result;
 }
 

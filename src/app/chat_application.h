@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "app/chat_observer.h"
 #include "app/chat_result.h"
 #include "app/run_store.h"
 #include "config/config.h"
@@ -28,13 +29,6 @@ struct ChatRequest {
   std::string message;
   std::optional<std::string> conversation_id;  // a follow-up in an earlier conversation
   std::optional<Route> route;                  // skips the router
-};
-
-// What a person watching a run sees as it happens (CLI stderr, SSE events).
-class ChatObserver : public harness::ToolProgressObserver {
- public:
-  virtual void OnRunStarted(const std::string& run_id, const std::string& conversation_id) = 0;
-  virtual void OnRouted(Route route) = 0;
 };
 
 struct ChatDeps {

@@ -48,6 +48,8 @@ std::string RunRecordJson(const RunRecord& run) {
   OptionalString(run.fallback_code, w);
   w.Key("stop_reason");
   OptionalString(run.stop_reason, w);
+  w.Key("failure_reason");
+  OptionalString(run.failure_reason, w);
   w.Key("total_token_count").Int(run.total_token_count)
       .Key("created_at").String(FormatRfc3339Millis(run.created_at))
       .Key("finished_at");
@@ -76,6 +78,25 @@ std::string RunRecordJson(const RunRecord& run) {
   }
   w.EndArray().Key("trace").BeginArray();
   for (const auto& event : run.trace) WriteTraceEvent(event, w);
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+std::string RunListJson(const std::vector<RunSummary>& runs) {
+  JsonWriter w;
+  w.BeginObject().Key("runs").BeginArray();
+  for (const auto& run : runs) {
+    w.BeginObject()
+        .Key("run_id").String(run.run_id)
+        .Key("conversation_id").String(run.conversation_id)
+        .Key("route").String(run.route)
+        .Key("status").String(run.status)
+        .Key("release_outcome");
+    OptionalString(run.release_outcome, w);
+    w.Key("fallback_code");
+    OptionalString(run.fallback_code, w);
+    w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
+  }
   w.EndArray().EndObject();
   return w.Take();
 }

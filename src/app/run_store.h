@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run_events.h"
 #include "core/clock.h"
 #include "core/result.h"
 #include "harness/trace.h"
@@ -39,6 +40,10 @@ struct RunRecord {
   std::string result_json;  // the section 5 user result; empty while running
   std::vector<StoredStep> steps;
   std::vector<harness::TraceEvent> trace;
+  // Why a FAILED run ended without a result of its own (kRunAbandoned...).
+  std::optional<std::string> failure_reason;
+  // The run's event stream (run_events.h), written with the finished run.
+  std::vector<RunEvent> events;
 };
 
 // One row of `diagd runs list` / GET /api/v1/runs.
@@ -64,11 +69,23 @@ class RunStore {
   virtual ~RunStore() = default;
   // A run that started: status RUNNING, no result yet.
   virtual Status CreateRun(const RunRecord& run) = 0;
-  // Replaces the run's row and writes its steps and trace (all of them, in
-  // one transaction).
+  // Replaces the run's row and writes its steps, trace and events (all of
+  // them, in one transaction).
   virtual Status FinishRun(const RunRecord& run) = 0;
-  // NOT found is an empty optional, not an error.
+  // Ends a run that is still RUNNING as FAILED (internal status FAILED)
+  // with `reason` as its failure_reason and `events` as its event stream:
+  // for runs the server had to give up on. FAILED_PRECONDITION when the run
+  // is not RUNNING (it finished meanwhile: its own record stands); NOT_FOUND
+  // when there is no such run.
+  virtual Status AbandonRun(const std::string& run_id, const std::string& reason,
+                            WallTime finished_at, const std::vector<RunEvent>& events) = 0;
+  // NOT found is an empty optional, not an error. The record comes without
+  // its events (RunEvents reads them).
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
+  // The run's stored events with an id above `after_id`, in order (none for
+  // an unknown run, or one still running).
+  virtual Result<std::vector<RunEvent>> RunEvents(const std::string& run_id,
+                                                  std::int64_t after_id) = 0;
   // Newest first; 1 <= limit <= 200.
   virtual Result<std::vector<RunSummary>> ListRuns(int limit) = 0;
   virtual Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) = 0;

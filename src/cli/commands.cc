@@ -7,9 +7,9 @@
 
 #include "app/chat_application.h"
 #include "app/run_record_json.h"
-#include "wiring/chat_model.h"
+#include "server/server.h"
+#include "wiring/chat_service.h"
 #include "wiring/run_store.h"
-#include "wiring/tool_set.h"
 
 namespace diagd::cli {
 namespace {
@@ -64,19 +64,12 @@ std::optional<app::Route> ParseRoute(const std::optional<std::string>& route) {
 }
 
 int AskWith(const config::Config& config, const AskOptions& options) {
-  const Clock& clock = SystemClock::Instance();
-  auto tools = wiring::OpenToolSet(config, clock);
-  if (!tools) return UsageError(tools.error().message);
-  auto runs = wiring::OpenRunStore(config, clock);
-  if (!runs) return UsageError(runs.error().message);
-  auto model = wiring::OpenChatModel(config);
-  std::cerr << "model: " << model->Label(model::Component::kDiagnosisAgent) << "\n";
+  auto service = wiring::OpenChatService(config, SystemClock::Instance());
+  if (!service) return UsageError(service.error().message);
+  std::cerr << "model: " << (*service)->model->Label(model::Component::kDiagnosisAgent) << "\n";
 
-  app::ChatApplicationUseCase chat({*model, *(*tools)->catalog, *(*tools)->boundary,
-                                    *(*tools)->canonical_store, **runs, clock, config.language,
-                                    app::RunLimitsFrom(config.harness), {}});
   StderrProgress progress;
-  auto result = chat.Handle({options.question, options.conversation_id, ParseRoute(options.route)},
+  auto result = (*service)->chat->Handle({options.question, options.conversation_id, ParseRoute(options.route)},
                             &progress);
   if (!result) {
     std::cerr << "diagd: the run could not be executed: " << result.error().message << "\n";
@@ -118,6 +111,30 @@ int Ask(const AskOptions& options) {
   auto config = LoadConfig(options.config_path);
   if (!config) return UsageError(config.error().message);
   return AskWith(*config, options);
+}
+
+int Serve(const std::optional<std::string>& config_path) {
+  auto config = LoadConfig(config_path);
+  if (!config) return UsageError(config.error().message);
+  auto service = wiring::OpenChatService(*config, SystemClock::Instance());
+  if (!service) return UsageError(service.error().message);
+  auto listen = config::ParseListenAddress(config->server.listen);
+  if (!listen) return UsageError("server.listen: not host:port");
+  server::ServerLog log(std::cerr);
+  auto server = server::Server::Start({config->server, *listen, **service, log});
+  if (!server) {
+    std::cerr << "diagd: " << server.error().message << "\n";
+    return server.error().code == ErrorCode::kFailedPrecondition ? kExitUsage : kExitFailed;
+  }
+  int abandoned = (*server)->Run(/*handle_signals=*/true);
+  if (abandoned > 0) {
+    // Their workers are still blocked inside the service: leave without
+    // destroying what they use. Everything they could lose is stored.
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(kExitOk);
+  }
+  return kExitOk;
 }
 
 int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id) {

@@ -22,6 +22,8 @@ struct AskOptions {
 };
 
 int Ask(const AskOptions& options);
+// The HTTP server until SIGTERM or SIGINT; 0 after a graceful shutdown.
+int Serve(const std::optional<std::string>& config_path);
 int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id);
 int RunsList(const std::optional<std::string>& config_path, int limit);
 // Runs the bundled demo workspace's sample question.

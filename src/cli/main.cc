@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
   list->add_option("--config", runs_config, "Configuration file (default: $DIAGD_CONFIG)");
   list->add_option("--limit", limit, "How many (1..200)")->check(CLI::Range(1, 200));
 
+  std::optional<std::string> serve_config;
+  auto* serve = app.add_subcommand("serve", "Serve the HTTP API until SIGTERM");
+  serve->add_option("--config", serve_config, "Configuration file (default: $DIAGD_CONFIG)");
+
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run the sample question over the bundled demo workspace");
   demo->add_flag("--json", demo_json, "Print exactly one JSON document on stdout");
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (ask_cmd->parsed()) return Ask(ask);
+  if (serve->parsed()) return Serve(serve_config);
   if (show->parsed()) return RunsShow(runs_config, run_id);
   if (list->parsed()) return RunsList(runs_config, limit);
   if (demo->parsed()) return Demo(demo_json);

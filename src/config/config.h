@@ -82,6 +82,10 @@ struct ServerConfig {
   int max_concurrent_runs = 1000;
   int max_queued_runs = 1000;
   int64_t max_body_bytes = 65536;
+  // Beyond CONTRACT.md section 9 (docs/configuration.md):
+  int max_header_bytes = 16384;      // request line and headers together
+  int max_connections = 4096;        // open client connections; past it: 503
+  int shutdown_grace_seconds = 30;   // on SIGTERM: how long running runs may finish
 };
 
 struct StorageConfig {

@@ -21,6 +21,9 @@ void ReadServer(TableReader server, ServerConfig& out) {
   server.Read("max_concurrent_runs", out.max_concurrent_runs);
   server.Read("max_queued_runs", out.max_queued_runs);
   server.Read("max_body_bytes", out.max_body_bytes);
+  server.Read("max_header_bytes", out.max_header_bytes);
+  server.Read("max_connections", out.max_connections);
+  server.Read("shutdown_grace_seconds", out.shutdown_grace_seconds);
   server.RejectUnknownKeys();
 }
 

@@ -67,8 +67,24 @@ CREATE TABLE diagnosis_trace_event (
 );
 )sql";
 
-constexpr std::array<Migration, 1> kMigrations = {{
+// Version 2 (diagd serve): each run's event stream, as SSE clients saw it,
+// for replay; and why a run failed without a result of its own (abandoned
+// on shutdown).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE diagnosis_run ADD COLUMN failure_reason TEXT;
+
+CREATE TABLE run_event (
+  run_id TEXT    NOT NULL REFERENCES diagnosis_run (run_id) ON DELETE CASCADE,
+  id     INTEGER NOT NULL,
+  name   TEXT    NOT NULL,
+  data   TEXT    NOT NULL,
+  PRIMARY KEY (run_id, id)
+);
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "runs, steps, trace events and conversations", kSchemaV1},
+    {2, "run event streams and failure reasons", kSchemaV2},
 }};
 
 static_assert(kRunStoreApplicationId == 1684627815, "kSchemaV1 writes this id");

@@ -15,17 +15,18 @@ std::optional<std::string> NullWhenEmpty(const std::string& s) {
 constexpr const char* kInsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    "result_json, failure_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 constexpr const char* kUpsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+    "result_json, failure_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
     "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
     "route = excluded.route, status = excluded.status, "
     "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
     "fallback_code = excluded.fallback_code, stop_reason = excluded.stop_reason, "
     "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
-    "finished_at = excluded.finished_at, result_json = excluded.result_json";
+    "finished_at = excluded.finished_at, result_json = excluded.result_json, "
+    "failure_reason = excluded.failure_reason";
 
 Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
   auto stmt = db.Prepare(replace ? kUpsertRun : kInsertRun, "write run");
@@ -43,7 +44,8 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
       .Bind(9, run.total_token_count)
       .Bind(10, FormatRfc3339Millis(run.created_at))
       .BindOptional(11, finished_at)
-      .BindOptional(12, NullWhenEmpty(run.result_json));
+      .BindOptional(12, NullWhenEmpty(run.result_json))
+      .BindOptional(13, run.failure_reason);
   Status written = stmt->Run();
   if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
     return Error::FailedPrecondition("run store: create run: the run exists already");
@@ -51,9 +53,41 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
   return written;
 }
 
+}  // namespace
+
+Status WriteEvents(SqliteDb& db, const std::string& run_id, const std::vector<app::RunEvent>& events) {
+  for (const app::RunEvent& event : events) {
+    auto insert = db.Prepare("INSERT INTO run_event (run_id, id, name, data) VALUES (?1, ?2, ?3, ?4)",
+                             "write run events");
+    if (!insert) return insert.error();
+    insert->Bind(1, run_id).Bind(2, event.id).Bind(3, event.name).Bind(4, event.data);
+    if (Status written = insert->Run(); !written) return written;
+  }
+  return OkStatus();
+}
+
+Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
+                                              std::int64_t after_id) {
+  auto stmt = db.Prepare(
+      "SELECT id, name, data FROM run_event WHERE run_id = ?1 AND id > ?2 ORDER BY id",
+      "read run events");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, run_id).Bind(2, after_id);
+  std::vector<app::RunEvent> events;
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) return events;
+    events.push_back({stmt->Int(0), stmt->Text(1), stmt->Text(2)});
+  }
+}
+
+namespace {
+
 Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded) {
   for (const char* sql : {"DELETE FROM agent_step WHERE run_id = ?1",
-                          "DELETE FROM diagnosis_trace_event WHERE run_id = ?1"}) {
+                          "DELETE FROM diagnosis_trace_event WHERE run_id = ?1",
+                          "DELETE FROM run_event WHERE run_id = ?1"}) {
     auto clear = db.Prepare(sql, "replace run steps and trace");
     if (!clear) return clear.error();
     if (Status cleared = clear->Bind(1, run.run_id).Run(); !cleared) {
@@ -92,7 +126,7 @@ Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChild
         .Bind(5, encoded.event_fields[i]);
     if (Status written = insert->Run(); !written) return written;
   }
-  return OkStatus();
+  return WriteEvents(db, run.run_id, run.events);
 }
 
 Status ReadSteps(SqliteDb& db, app::RunRecord& run) {
@@ -168,8 +202,8 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
   {
     auto stmt = db.Prepare(
         "SELECT run_id, conversation_id, route, status, internal_status, release_outcome, "
-        "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json "
-        "FROM diagnosis_run WHERE run_id = ?1",
+        "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json, "
+        "failure_reason FROM diagnosis_run WHERE run_id = ?1",
         "read run");
     if (!stmt) return stmt.error();
     stmt->Bind(1, run_id);
@@ -194,6 +228,7 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
       run.finished_at = *finished_at;
     }
     run.result_json = stmt->Text(11);
+    run.failure_reason = stmt->OptionalText(12);
   }
   if (Status steps = ReadSteps(db, run); !steps) return steps.error();
   if (Status trace = ReadTrace(db, run); !trace) return trace.error();

@@ -30,7 +30,14 @@ Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded,
                     bool replace);
 
-// The run with its steps and trace; empty when there is no such run.
+// Inserts `events` (the caller cleared or never had any).
+Status WriteEvents(SqliteDb& db, const std::string& run_id, const std::vector<app::RunEvent>& events);
+// The run's events with an id above `after_id`, in order.
+Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
+                                              std::int64_t after_id);
+
+// The run with its steps and trace (not its events: see ReadEvents); empty
+// when there is no such run.
 Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::string& run_id);
 
 // A time column; INTERNAL when it is not RFC 3339 (a damaged row).

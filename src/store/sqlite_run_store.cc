@@ -69,6 +69,11 @@ Status ValidateRun(const app::RunRecord& run) {
   if (run.status != "RUNNING" && run.status != "SUCCEEDED" && run.status != "FAILED") {
     return Error::InvalidArgument("run store: status must be RUNNING, SUCCEEDED or FAILED");
   }
+  for (std::size_t i = 0; i < run.events.size(); ++i) {
+    if (run.events[i].id != static_cast<std::int64_t>(i) + 1) {
+      return Error::InvalidArgument("run store: run event ids must count 1, 2, 3...");
+    }
+  }
   for (std::size_t i = 1; i < run.trace.size(); ++i) {
     if (run.trace[i].seq <= run.trace[i - 1].seq) {
       return Error::InvalidArgument("run store: trace event seq must increase");
@@ -125,6 +130,42 @@ Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& 
   if (!run) return run.error();
   if (Status done = tx.Commit(); !done) return done.error();
   return run;
+}
+
+Status SqliteRunStore::AbandonRun(const std::string& run_id, const std::string& reason,
+                                  WallTime finished_at, const std::vector<app::RunEvent>& events) {
+  MutexLock lock(mu_);
+  Transaction tx(*db_);
+  if (Status begun = tx.Begin(Transaction::Kind::kWrite, "abandon run"); !begun) return begun;
+  {
+    auto status = db_->Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "abandon run");
+    if (!status) return status.error();
+    status->Bind(1, run_id);
+    Result<bool> row = status->Step();
+    if (!row) return row.error();
+    if (!*row) return Error::NotFound("run store: abandon run: no such run");
+    if (status->Text(0) != "RUNNING") {
+      return Error::FailedPrecondition("run store: abandon run: the run is no longer running");
+    }
+  }
+  auto update = db_->Prepare(
+      "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
+      "failure_reason = ?2, finished_at = ?3 WHERE run_id = ?1",
+      "abandon run");
+  if (!update) return update.error();
+  update->Bind(1, run_id).Bind(2, reason).Bind(3, FormatRfc3339Millis(finished_at));
+  if (Status written = update->Run(); !written) return written;
+  auto clear = db_->Prepare("DELETE FROM run_event WHERE run_id = ?1", "abandon run");
+  if (!clear) return clear.error();
+  if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
+  if (Status written = WriteEvents(*db_, run_id, events); !written) return written;
+  return tx.Commit();
+}
+
+Result<std::vector<app::RunEvent>> SqliteRunStore::RunEvents(const std::string& run_id,
+                                                            std::int64_t after_id) {
+  MutexLock lock(mu_);
+  return ReadEvents(*db_, run_id, after_id);
 }
 
 Result<std::vector<app::RunSummary>> SqliteRunStore::ListRuns(int limit) {

@@ -41,7 +41,11 @@ class SqliteRunStore final : public app::RunStore {
   Status CreateRun(const app::RunRecord& run) override;
   // Inserts the run when CreateRun never stored it.
   Status FinishRun(const app::RunRecord& run) override;
+  Status AbandonRun(const std::string& run_id, const std::string& reason, WallTime finished_at,
+                    const std::vector<app::RunEvent>& events) override;
   Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;
+  Result<std::vector<app::RunEvent>> RunEvents(const std::string& run_id,
+                                               std::int64_t after_id) override;
   Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
   // INVALID_ARGUMENT for an empty conversation id or a role other than
   // "user" and "assistant". The conversation is created by its first turn.

@@ -111,7 +111,9 @@ INSTANTIATE_TEST_SUITE_P(
     Config, PositiveKey,
     ::testing::Values(
         std::tuple("server", "max_concurrent_runs"), std::tuple("server", "max_queued_runs"),
-        std::tuple("server", "max_body_bytes"), std::tuple("storage", "canonical_ttl_seconds"),
+        std::tuple("server", "max_body_bytes"), std::tuple("server", "max_header_bytes"),
+        std::tuple("server", "max_connections"), std::tuple("server", "shutdown_grace_seconds"),
+        std::tuple("storage", "canonical_ttl_seconds"),
         std::tuple("model", "timeout_seconds"),
         std::tuple("model.evidence_repair", "timeout_seconds"),
         std::tuple("harness", "no_gain_threshold"),

@@ -173,6 +173,9 @@ auth_tokens = ["t1", "t2"]
 max_concurrent_runs = 8
 max_queued_runs = 16
 max_body_bytes = 1024
+max_header_bytes = 4096
+max_connections = 64
+shutdown_grace_seconds = 5
 [storage]
 runs = "postgresql://diagd:pw@db.internal:5432/diagd"
 canonical = "redis://cache.internal:6380/2"
@@ -216,6 +219,9 @@ max_cell_chars = 64
   EXPECT_EQ(config.server.max_concurrent_runs, 8);
   EXPECT_EQ(config.server.max_queued_runs, 16);
   EXPECT_EQ(config.server.max_body_bytes, 1024);
+  EXPECT_EQ(config.server.max_header_bytes, 4096);
+  EXPECT_EQ(config.server.max_connections, 64);
+  EXPECT_EQ(config.server.shutdown_grace_seconds, 5);
   EXPECT_EQ(config.storage.runs, "postgresql://diagd:pw@db.internal:5432/diagd");
   EXPECT_EQ(config.storage.canonical, "redis://cache.internal:6380/2");
   EXPECT_EQ(config.storage.canonical_ttl_seconds, 600);

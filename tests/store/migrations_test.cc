@@ -65,11 +65,11 @@ TEST_F(MigrationsTest, FreshDatabaseGetsEveryStepAndTheContractTables) {
   ASSERT_TRUE(version);
   EXPECT_EQ(*version, RunStoreMigrations().back().version);
   EXPECT_EQ(Column(*db, "SELECT version || ' ' || applied_at FROM schema_migrations"),
-            (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z"}));
-  EXPECT_EQ(
-      Column(*db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
-      (std::vector<std::string>{"agent_step", "conversation", "conversation_message",
-                                "diagnosis_run", "diagnosis_trace_event", "schema_migrations"}));
+            (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z"}));
+  EXPECT_EQ(Column(*db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
+            (std::vector<std::string>{"agent_step", "conversation", "conversation_message",
+                                      "diagnosis_run", "diagnosis_trace_event", "run_event",
+                                      "schema_migrations"}));
   EXPECT_EQ(Column(*db, "PRAGMA journal_mode"), (std::vector<std::string>{"wal"}));
   EXPECT_EQ(Column(*db, "PRAGMA application_id"),
             (std::vector<std::string>{std::to_string(kRunStoreApplicationId)}));
@@ -99,7 +99,28 @@ TEST_F(MigrationsTest, ReopeningKeepsDataAndAppliesNothingAgain) {
   EXPECT_EQ(turns->size(), 1u);
   auto db = RawDb(File());
   EXPECT_EQ(Column(*db, "SELECT applied_at FROM schema_migrations"),
-            (std::vector<std::string>{"2026-11-29T10:30:00.000Z"}));
+            (std::vector<std::string>{"2026-11-29T10:30:00.000Z", "2026-11-29T10:30:00.000Z"}));
+}
+
+TEST_F(MigrationsTest, AVersionOneStoreUpgradesKeepingItsRuns) {
+  auto db = RawDb(File());
+  ASSERT_TRUE(db);
+  std::span<const Migration> first = RunStoreMigrations().first(1);
+  ASSERT_TRUE(ApplyMigrations(*db, first, clock_));
+  ASSERT_TRUE(db->Exec("INSERT INTO diagnosis_run (run_id, conversation_id, route, status, "
+                       "internal_status, created_at) VALUES ('old', 'c', 'DIAGNOSIS', "
+                       "'SUCCEEDED', 'COMPLETED', '2026-11-29T10:00:00.000Z')",
+                       "test insert"));
+  db.reset();
+  auto store = SqliteRunStore::Open(Url(), clock_);
+  ASSERT_TRUE(store) << store.error().ToString();
+  auto run = (*store)->GetRun("old");
+  ASSERT_TRUE(run && run->has_value());
+  EXPECT_EQ((*run)->status, "SUCCEEDED");
+  EXPECT_FALSE((*run)->failure_reason.has_value());
+  auto events = (*store)->RunEvents("old", 0);
+  ASSERT_TRUE(events);
+  EXPECT_TRUE(events->empty());
 }
 
 TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
@@ -110,7 +131,8 @@ TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
   }
   // A later build's list: the released step plus a new one.
   std::vector<Migration> later(RunStoreMigrations().begin(), RunStoreMigrations().end());
-  later.push_back({2, "add run labels", "CREATE TABLE run_label (run_id TEXT, label TEXT)"});
+  const int next = RunStoreMigrations().back().version + 1;
+  later.push_back({next, "add run labels", "CREATE TABLE run_label (run_id TEXT, label TEXT)"});
   clock_.Advance(std::chrono::seconds(60));
   auto db = RawDb(File());
   ASSERT_TRUE(db);
@@ -119,18 +141,21 @@ TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
   EXPECT_EQ(Column(*db,
                    "SELECT version || ' ' || applied_at FROM schema_migrations "
                    "ORDER BY version"),
-            (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:31:00.000Z"}));
+            (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z",
+                                      std::to_string(next) + " 2026-11-29T10:31:00.000Z"}));
   EXPECT_EQ(Column(*db, "SELECT count(*) FROM run_label"), (std::vector<std::string>{"0"}));
   EXPECT_EQ(Column(*db, "SELECT run_id FROM diagnosis_run"), (std::vector<std::string>{"run-1"}));
   // Applying the same list again is a no-op.
   ASSERT_TRUE(ApplyMigrations(*db, later, clock_));
-  EXPECT_EQ(Column(*db, "SELECT count(*) FROM schema_migrations"), (std::vector<std::string>{"2"}));
+  EXPECT_EQ(Column(*db, "SELECT count(*) FROM schema_migrations"),
+            (std::vector<std::string>{std::to_string(next)}));
 }
 
 TEST_F(MigrationsTest, AFailingStepLeavesNoTraceOfItself) {
   { ASSERT_TRUE(SqliteRunStore::Open(Url(), clock_)); }
   std::vector<Migration> later(RunStoreMigrations().begin(), RunStoreMigrations().end());
-  later.push_back({2, "broken", "CREATE TABLE half (a); SELECT * FROM no_such_table"});
+  const int known = RunStoreMigrations().back().version;
+  later.push_back({known + 1, "broken", "CREATE TABLE half (a); SELECT * FROM no_such_table"});
   auto db = RawDb(File());
   ASSERT_TRUE(db);
   Status applied = ApplyMigrations(*db, later, clock_);
@@ -138,7 +163,7 @@ TEST_F(MigrationsTest, AFailingStepLeavesNoTraceOfItself) {
   EXPECT_EQ(applied.error().code, ErrorCode::kUnavailable);
   EXPECT_EQ(applied.error().message.find("no_such_table"), std::string::npos)
       << "no SQL text in errors: " << applied.error().message;
-  EXPECT_EQ(*SchemaVersion(*db), 1);
+  EXPECT_EQ(*SchemaVersion(*db), known);
   EXPECT_EQ(Column(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'half'"),
             (std::vector<std::string>{"0"}));
 }

@@ -310,3 +310,108 @@ TEST(SqliteRunStoreMemory, EveryInMemoryStoreIsPrivate) {
 
 }  // namespace
 }  // namespace diagd::store
+
+namespace diagd::store {
+namespace {
+
+using testing::At;
+using testing::RunningRun;
+
+class RunEventsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = SqliteRunStore::Open("sqlite::memory:", clock_);
+    ASSERT_TRUE(opened) << opened.error().ToString();
+    store_ = std::move(*opened);
+  }
+
+  static std::vector<app::RunEvent> Stream() {
+    return {{1, "run", R"({"run_id":"r"})"},
+            {2, "route", R"({"route":"DIAGNOSIS"})"},
+            {3, "progress", R"({"index":1,"status":"STARTED"})"},
+            {4, "result", R"({"run_id":"r"})"},
+            {5, "done", "{}"}};
+  }
+
+  ManualClock clock_{At(0)};
+  std::unique_ptr<SqliteRunStore> store_;
+};
+
+std::vector<std::int64_t> Ids(const std::vector<app::RunEvent>& events) {
+  std::vector<std::int64_t> ids;
+  for (const auto& event : events) ids.push_back(event.id);
+  return ids;
+}
+
+TEST_F(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
+  app::RunRecord run = RunningRun("r", At(0));
+  ASSERT_TRUE(store_->CreateRun(run));
+  auto none = store_->RunEvents("r", 0);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty()) << "a running run has no stored events yet";
+
+  run.status = "SUCCEEDED";
+  run.internal_status = "COMPLETED";
+  run.events = Stream();
+  ASSERT_TRUE(store_->FinishRun(run));
+  auto all = store_->RunEvents("r", 0);
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 5u);
+  EXPECT_EQ((*all)[2].name, "progress");
+  EXPECT_EQ((*all)[2].data, R"({"index":1,"status":"STARTED"})");
+  auto after = store_->RunEvents("r", 3);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(Ids(*after), (std::vector<std::int64_t>{4, 5}));
+  auto unknown = store_->RunEvents("nope", 0);
+  ASSERT_TRUE(unknown);
+  EXPECT_TRUE(unknown->empty());
+}
+
+TEST_F(RunEventsTest, EventIdsMustCountFromOne) {
+  app::RunRecord run = RunningRun("r", At(0));
+  run.events = {{1, "run", "{}"}, {3, "route", "{}"}};
+  Status finished = store_->FinishRun(run);
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST_F(RunEventsTest, AbandoningARunningRunFailsItWithTheReasonAndItsEvents) {
+  ASSERT_TRUE(store_->CreateRun(RunningRun("r", At(0))));
+  std::vector<app::RunEvent> events = {{1, "run", "{}"},
+                                       {2, "error", R"({"code":"RUN_ABANDONED"})"},
+                                       {3, "done", "{}"}};
+  ASSERT_TRUE(store_->AbandonRun("r", "SERVER_SHUTDOWN", At(900), events));
+  auto run = store_->GetRun("r");
+  ASSERT_TRUE(run && run->has_value());
+  EXPECT_EQ((*run)->status, "FAILED");
+  EXPECT_EQ((*run)->internal_status, "FAILED");
+  EXPECT_EQ((*run)->failure_reason, "SERVER_SHUTDOWN");
+  EXPECT_EQ((*run)->finished_at, At(900));
+  EXPECT_TRUE((*run)->result_json.empty());
+  auto stored = store_->RunEvents("r", 0);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(Ids(*stored), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+TEST_F(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
+  app::RunRecord run = RunningRun("r", At(0));
+  run.status = "SUCCEEDED";
+  run.internal_status = "COMPLETED";
+  run.events = Stream();
+  ASSERT_TRUE(store_->FinishRun(run));
+  Status late = store_->AbandonRun("r", "SERVER_SHUTDOWN", At(900), {});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, ErrorCode::kFailedPrecondition);
+  auto kept = store_->GetRun("r");
+  ASSERT_TRUE(kept && kept->has_value());
+  EXPECT_EQ((*kept)->status, "SUCCEEDED");
+  EXPECT_FALSE((*kept)->failure_reason.has_value());
+  EXPECT_EQ(store_->RunEvents("r", 0)->size(), 5u);
+
+  Status unknown = store_->AbandonRun("nope", "SERVER_SHUTDOWN", At(900), {});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace diagd::store

@@ -1,0 +1,80 @@
+// The runs of POST /api/v1/chat: admitted to the executor, executed on its
+// thread by the ChatApplicationUseCase, their events fed to a LiveRun, and
+// counted and logged once stored.
+#include <chrono>
+
+#include "server/server_impl.h"
+
+namespace diagd::server {
+namespace {
+
+// Watches one run on its worker thread.
+class LiveRunWatcher final : public app::ChatObserver {
+ public:
+  LiveRunWatcher(Server::Impl& server, std::shared_ptr<LiveRun> live)
+      : server_(server), live_(std::move(live)), started_(std::chrono::steady_clock::now()) {}
+
+  void OnRunStarted(const std::string& run_id, const std::string&) override {
+    live_->set_run_id(run_id);
+    server_.live.Add(run_id, live_);
+  }
+  void OnRunEvent(const app::RunEvent& event) override { live_->Append(event); }
+  void OnRunRecorded(const app::RunRecord& run) override {
+    auto elapsed = std::chrono::steady_clock::now() - started_;
+    server_.metrics.RecordFinishedRun(run, std::chrono::duration<double>(elapsed).count());
+    server_.log.Info(
+        "run_finished",
+        {{"run_id", run.run_id},
+         {"route", run.route},
+         {"status", run.status},
+         {"internal_status", run.internal_status},
+         {"release_outcome", run.release_outcome ? LogValue(*run.release_outcome) : nullptr},
+         {"fallback_code", run.fallback_code ? LogValue(*run.fallback_code) : nullptr},
+         {"stop_reason", run.stop_reason ? LogValue(*run.stop_reason) : nullptr},
+         {"total_tokens", run.total_token_count},
+         {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+  }
+
+ private:
+  Server::Impl& server_;
+  std::shared_ptr<LiveRun> live_;
+  std::chrono::steady_clock::time_point started_;
+};
+
+void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
+                 const app::ChatRequest& request) {
+  LiveRunWatcher watcher(server, live);
+  auto result = server.service.chat->Handle(request, &watcher);
+  if (!result) {
+    // The run store refused the run: nothing was executed, nothing stored.
+    live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run");
+    server.log.Error("run_not_executed", {{"run_id", live->run_id()}});
+  }
+  // Stored by now (result and done are shown only after that), so a
+  // client that misses it here finds it in the store.
+  if (std::string run_id = live->run_id(); !run_id.empty()) server.live.Remove(run_id);
+}
+
+}  // namespace
+
+std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest request) {
+  if (server.shutting_down) return nullptr;
+  auto live = std::make_shared<LiveRun>();
+  RunExecutor::Job job;
+  job.run = [&server, live, request = std::move(request)] { ExecuteChat(server, live, request); };
+  job.cancel = [live] {
+    live->CloseWithError("SERVER_SHUTTING_DOWN",
+                         "the server is shutting down; the question was not run, ask again");
+  };
+  switch (server.executor.Submit(std::move(job))) {
+    case RunExecutor::Admission::kRunning:
+    case RunExecutor::Admission::kQueued:
+      return live;
+    case RunExecutor::Admission::kOverloaded:
+    case RunExecutor::Admission::kClosed:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace diagd::server

@@ -1,0 +1,99 @@
+#include "server/live_run.h"
+
+#include <utility>
+
+namespace diagd::server {
+
+void LiveRun::Append(app::RunEvent event) {
+  std::vector<Wake> wake;
+  {
+    MutexLock lock(mu_);
+    if (closed_) return;
+    closed_ = event.name == "done";
+    events_.push_back(std::move(event));
+    wake = TakeWaiters();
+  }
+  for (auto& w : wake) w();
+}
+
+std::optional<std::vector<app::RunEvent>> LiveRun::CloseWithError(std::string_view code,
+                                                                  std::string_view message) {
+  std::vector<Wake> wake;
+  std::vector<app::RunEvent> all;
+  {
+    MutexLock lock(mu_);
+    if (closed_) return std::nullopt;
+    std::int64_t next = events_.empty() ? 1 : events_.back().id + 1;
+    events_.push_back({next, "error", app::RunErrorData(code, message)});
+    events_.push_back({next + 1, "done", "{}"});
+    closed_ = true;
+    all = events_;
+    wake = TakeWaiters();
+  }
+  for (auto& w : wake) w();
+  return all;
+}
+
+LiveRun::Slice LiveRun::EventsAfter(std::int64_t after_id) const {
+  MutexLock lock(mu_);
+  Slice slice;
+  slice.closed = closed_;
+  for (const auto& event : events_) {
+    if (event.id > after_id) slice.events.push_back(event);
+  }
+  return slice;
+}
+
+void LiveRun::WhenEventAfter(std::int64_t after_id, Wake wake) {
+  {
+    MutexLock lock(mu_);
+    bool ready = closed_ || (!events_.empty() && events_.back().id > after_id);
+    if (!ready) {
+      waiters_.push_back(std::move(wake));
+      return;
+    }
+  }
+  wake();
+}
+
+void LiveRun::set_run_id(std::string run_id) {
+  MutexLock lock(mu_);
+  run_id_ = std::move(run_id);
+}
+
+std::string LiveRun::run_id() const {
+  MutexLock lock(mu_);
+  return run_id_;
+}
+
+bool LiveRun::closed() const {
+  MutexLock lock(mu_);
+  return closed_;
+}
+
+std::vector<LiveRun::Wake> LiveRun::TakeWaiters() { return std::exchange(waiters_, {}); }
+
+void LiveRunRegistry::Add(const std::string& run_id, std::shared_ptr<LiveRun> run) {
+  MutexLock lock(mu_);
+  runs_[run_id] = std::move(run);
+}
+
+void LiveRunRegistry::Remove(const std::string& run_id) {
+  MutexLock lock(mu_);
+  runs_.erase(run_id);
+}
+
+std::shared_ptr<LiveRun> LiveRunRegistry::Find(const std::string& run_id) const {
+  MutexLock lock(mu_);
+  auto it = runs_.find(run_id);
+  return it == runs_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<LiveRun>> LiveRunRegistry::All() const {
+  MutexLock lock(mu_);
+  std::vector<std::shared_ptr<LiveRun>> all;
+  for (const auto& [id, run] : runs_) all.push_back(run);
+  return all;
+}
+
+}  // namespace diagd::server

@@ -1,0 +1,155 @@
+// The server's lifecycle: bind, accept within max_connections, serve, and
+// the graceful shutdown of docs/server.md.
+#include "server/server.h"
+
+#include <sys/resource.h>
+
+#include <csignal>
+
+#include "server/server_impl.h"
+
+namespace diagd::server {
+namespace {
+
+constexpr int kListenBacklog = 4096;
+constexpr auto kDrainPoll = std::chrono::milliseconds(50);
+// After abandoning runs: how long open streams get to send their last events.
+constexpr auto kFlushStreams = std::chrono::seconds(2);
+
+// Lets the server hold max_connections clients plus their runs' own
+// sockets: raise the soft open-file limit to the hard one.
+void RaiseOpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+asio::awaitable<void> Accept(Server::Impl& server) {
+  while (true) {
+    auto [ec, socket] = co_await server.acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+    if (ec) {
+      if (!server.acceptor.is_open()) co_return;  // shutting down
+      continue;                                   // e.g. EMFILE: keep serving the others
+    }
+    socket.set_option(tcp::no_delay(true));
+    if (server.connections.load() >= server.config.max_connections) {
+      asio::co_spawn(server.io, RefuseConnection(std::move(socket)), asio::detached);
+    } else {
+      asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), asio::detached);
+    }
+  }
+}
+
+asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+// Ends every run still executing as FAILED with failure_reason
+// SERVER_SHUTDOWN: its watchers get an `error` and `done`, the store the
+// same stream.
+void AbandonRunning(Server::Impl& server) {
+  for (const auto& live : server.live.All()) {
+    auto events = live->CloseWithError(app::kRunAbandoned,
+                                       "the server shut down before the run finished");
+    if (!events) continue;
+    std::string run_id = live->run_id();
+    Status stored = server.service.runs->AbandonRun(run_id, "SERVER_SHUTDOWN",
+                                                    std::chrono::system_clock::now(), *events);
+    ++server.abandoned;
+    server.log.Warn("run_abandoned", {{"run_id", run_id},
+                                      {"stored", stored ? LogValue(std::string_view("FAILED"))
+                                                        : LogValue(stored.error().message)}});
+  }
+}
+
+asio::awaitable<void> ShutDown(Server::Impl& server) {
+  if (server.shutting_down.exchange(true)) co_return;
+  server.log.Info("shutdown_started", {{"running", std::int64_t{server.executor.running()}},
+                                       {"queued", std::int64_t{server.executor.queued()}}});
+  beast::error_code ignored;
+  server.acceptor.close(ignored);
+  server.executor.Close();  // queued runs get SERVER_SHUTTING_DOWN
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(server.config.shutdown_grace_seconds);
+  while (server.executor.running() > 0 && std::chrono::steady_clock::now() < deadline) {
+    co_await Sleep(kDrainPoll);
+  }
+  if (server.executor.running() > 0) AbandonRunning(server);
+  auto flush_until = std::chrono::steady_clock::now() + kFlushStreams;
+  while (server.sse_streams.load() > 0 && std::chrono::steady_clock::now() < flush_until) {
+    co_await Sleep(kDrainPoll);
+  }
+  server.log.Info("shutdown_complete", {{"abandoned", std::int64_t{server.abandoned}}});
+  server.io.stop();
+}
+
+}  // namespace
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host == "localhost") return true;
+  beast::error_code ec;
+  auto address = asio::ip::make_address(std::string(host), ec);
+  return !ec && address.is_loopback();
+}
+
+Result<std::unique_ptr<Server>> Server::Start(const ServerSetup& setup) {
+  if (setup.config.auth_tokens.empty() && !IsLoopbackHost(setup.listen.host)) {
+    return Error::FailedPrecondition(
+        "server.listen: " + setup.listen.host +
+        " is not a loopback address and server.auth_tokens is empty; refusing to serve "
+        "without authentication (configure auth_tokens, or listen on 127.0.0.1 or [::1])");
+  }
+  RaiseOpenFileLimit();
+  auto impl = std::make_unique<Impl>(setup);
+  beast::error_code ec;
+  tcp::resolver resolver(impl->io);
+  auto endpoints = resolver.resolve(setup.listen.host, std::to_string(setup.listen.port),
+                                    tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || endpoints.empty()) {
+    return Error::Unavailable("server.listen: cannot resolve " + setup.listen.host);
+  }
+  tcp::endpoint endpoint = *endpoints.begin();
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(kListenBacklog, ec);
+  if (ec) {
+    return Error::Unavailable("server.listen: cannot listen on " + setup.listen.host + ":" +
+                              std::to_string(setup.listen.port) + ": " + ec.message());
+  }
+  impl->port = impl->acceptor.local_endpoint().port();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() = default;
+
+int Server::port() const { return impl_->port; }
+
+int Server::Run(bool handle_signals) {
+  Impl& server = *impl_;
+  std::optional<asio::signal_set> signals;
+  if (handle_signals) {
+    signals.emplace(server.io, SIGTERM, SIGINT);
+    signals->async_wait([&server](const beast::error_code& ec, int) {
+      if (!ec) asio::co_spawn(server.io, ShutDown(server), asio::detached);
+    });
+  }
+  asio::co_spawn(server.io, Accept(server), asio::detached);
+  server.log.Info("listening", {{"port", std::int64_t{server.port}},
+                                {"max_concurrent_runs", std::int64_t{server.config.max_concurrent_runs}},
+                                {"max_queued_runs", std::int64_t{server.config.max_queued_runs}},
+                                {"auth", server.config.auth_tokens.empty() ? "off" : "bearer"}});
+  server.io.run();
+  return server.abandoned;
+}
+
+void Server::Shutdown() {
+  asio::co_spawn(impl_->io, ShutDown(*impl_), asio::detached);
+}
+
+}  // namespace diagd::server

@@ -1,0 +1,55 @@
+// diagd serve: the HTTP API of CONTRACT.md section 11 on Boost.Beast and
+// Asio coroutines. docs/server.md describes its routes, limits, execution
+// model and shutdown.
+//
+// Thread safety: Run() on one thread; Shutdown() and port() from any.
+#pragma once
+
+#include <memory>
+
+#include "config/config.h"
+#include "core/result.h"
+#include "server/server_log.h"
+#include "wiring/chat_service.h"
+
+namespace diagd::server {
+
+struct ServerSetup {
+  const config::ServerConfig& config;
+  config::ListenAddress listen;  // port 0 picks a free port (tests)
+  wiring::ChatService& service;
+  ServerLog& log;
+};
+
+class Server {
+ public:
+  // Binds the listening socket. FAILED_PRECONDITION when no auth token is
+  // configured and the address is not loopback; UNAVAILABLE when the
+  // address cannot be bound.
+  static Result<std::unique_ptr<Server>> Start(const ServerSetup& setup);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  int port() const;
+  // Serves until SIGTERM or SIGINT (with `handle_signals`) or Shutdown(),
+  // then shuts down gracefully: stops accepting, refuses queued runs, lets
+  // running runs finish within server.shutdown_grace_seconds and abandons
+  // the rest as FAILED. Returns how many runs were abandoned: their
+  // workers are still blocked, so the caller must end the process without
+  // destroying the service they use.
+  int Run(bool handle_signals);
+  // Begins the graceful shutdown, as SIGTERM does.
+  void Shutdown();
+
+  struct Impl;
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Whether `host` is a loopback address ("127.x.x.x", "::1", "localhost").
+bool IsLoopbackHost(std::string_view host);
+
+}  // namespace diagd::server

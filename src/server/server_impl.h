@@ -1,0 +1,70 @@
+// The server's shared state and its parts, internal to server/: the
+// lifecycle (server.cc), one client connection (http_session.cc) and the
+// runs (chat_runs.cc). Beast and Asio stay inside server/.
+//
+// Threading: one io thread runs every connection coroutine, so the state
+// they share needs no lock; runs execute on RunExecutor threads and reach
+// the io side only through LiveRun (locked) and the atomics below. Run
+// store reads (operator routes) run on the io thread: they take
+// milliseconds, and moving them to a pool cost more code than it saved.
+#pragma once
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "server/live_run.h"
+#include "server/metrics.h"
+#include "server/run_executor.h"
+#include "server/server.h"
+
+namespace diagd::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Request = http::request<http::string_body>;
+
+struct Server::Impl {
+  Impl(const ServerSetup& setup)
+      : config(setup.config),
+        service(setup.service),
+        log(setup.log),
+        executor(setup.config.max_concurrent_runs, setup.config.max_queued_runs),
+        acceptor(io) {}
+
+  const config::ServerConfig config;
+  wiring::ChatService& service;
+  ServerLog& log;
+  ServerMetrics metrics;
+  LiveRunRegistry live;
+  RunExecutor executor;
+
+  asio::io_context io{1};
+  tcp::acceptor acceptor;
+  int port = 0;
+
+  std::atomic<bool> shutting_down{false};
+  std::atomic<int> connections{0};
+  std::atomic<int> sse_streams{0};
+  int abandoned = 0;
+
+  ServerMetrics::Gauges Gauges() const {
+    return {executor.running(), executor.queued(), connections.load(), sse_streams.load()};
+  }
+};
+
+// One client connection: requests in turn (keep-alive) until it closes.
+asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket);
+// Answers a connection past server.max_connections with 503 and closes it.
+asio::awaitable<void> RefuseConnection(tcp::socket socket);
+
+// Submits the chat to the executor; the returned LiveRun carries its events.
+// Empty when the run was refused (overloaded or shutting down).
+std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest request);
+
+}  // namespace diagd::server
