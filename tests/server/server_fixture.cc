@@ -1,0 +1,94 @@
+#include "server/server_fixture.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "core/clock.h"
+
+namespace diagd::server::testing {
+namespace {
+
+std::filesystem::path FreshDir() {
+  static std::atomic<int> counter{0};
+  auto dir = std::filesystem::temp_directory_path() /
+             ("diagd-server-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
+  auto loaded =
+      config::LoadConfigFile(std::string(DIAGD_SOURCE_DIR) + "/examples/demo/diagd.toml", {});
+  if (!loaded) {
+    ADD_FAILURE() << loaded.error().message;
+    std::abort();
+  }
+  config_ = std::move(*loaded);
+  config_.tools.documents.cache_path = dir_ / "cache";
+  config_.storage.runs = "sqlite:" + (dir_ / "runs.db").string();
+  if (!options.model_base_url.empty()) {
+    config::ModelEndpoint scripted{config::ModelProvider::kOpenAi, options.model_base_url, "",
+                                   "scripted", 30};
+    config_.model.defaults = scripted;
+    for (auto& [component, endpoint] : config_.model.per_component) endpoint = scripted;
+  }
+  config_.server.auth_tokens = options.auth_tokens;
+  if (!options.auth_tokens.empty()) {
+    operator_auth_ = {{"Authorization", "Bearer " + options.auth_tokens.front()}};
+  }
+  config_.server.max_concurrent_runs = options.max_concurrent_runs;
+  config_.server.max_queued_runs = options.max_queued_runs;
+  config_.server.max_body_bytes = options.max_body_bytes;
+  config_.server.max_header_bytes = options.max_header_bytes;
+  config_.server.max_connections = options.max_connections;
+  config_.server.shutdown_grace_seconds = options.shutdown_grace_seconds;
+
+  auto service = wiring::OpenChatService(config_, SystemClock::Instance());
+  if (!service) {
+    ADD_FAILURE() << service.error().message;
+    std::abort();
+  }
+  service_ = std::move(*service);
+  log_ = std::make_unique<ServerLog>(log_stream_);
+  auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_});
+  if (!server) {
+    ADD_FAILURE() << server.error().message;
+    std::abort();
+  }
+  server_ = std::move(*server);
+  thread_ = std::thread([this] { server_->Run(/*handle_signals=*/false); });
+}
+
+ServerFixture::~ServerFixture() {
+  WaitIdle();
+  server_->Shutdown();
+  thread_.join();
+  server_.reset();
+  service_.reset();
+  std::filesystem::remove_all(dir_);
+}
+
+std::string ServerFixture::Log() const {
+  // ServerLog flushes whole lines under its lock; a copy may miss the line
+  // being written, never see half of one.
+  return log_stream_.str();
+}
+
+bool ServerFixture::WaitIdle(std::chrono::milliseconds timeout) const {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto metrics = Get("/metrics", operator_auth_);
+    bool idle = metrics.body.find("diagd_runs_running 0\n") != std::string::npos &&
+                metrics.body.find("diagd_run_queue_depth 0\n") != std::string::npos;
+    if (idle) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace diagd::server::testing

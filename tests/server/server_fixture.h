@@ -1,0 +1,65 @@
+// A diagd server in this process on a free loopback port, over the bundled
+// demo workspace's real tools, a run store in a temporary folder, and
+// either the scripted model server (over real HTTP; it plays a script, it
+// is no model) or the offline provider. The server runs on its own thread;
+// the destructor shuts it down gracefully and waits for it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.h"
+#include "server/server.h"
+#include "server/test_client.h"
+#include "wiring/chat_service.h"
+
+namespace diagd::server::testing {
+
+struct FixtureOptions {
+  std::string model_base_url;  // empty: the offline provider
+  std::vector<std::string> auth_tokens;
+  int max_concurrent_runs = 16;
+  int max_queued_runs = 16;
+  std::int64_t max_body_bytes = 65536;
+  int max_header_bytes = 16384;
+  int max_connections = 4096;
+  int shutdown_grace_seconds = 10;
+};
+
+class ServerFixture {
+ public:
+  explicit ServerFixture(FixtureOptions options);
+  ~ServerFixture();
+
+  int port() const { return server_->port(); }
+  app::RunStore& runs() { return *service_->runs; }
+  // The server's structured log so far, one JSON object per line.
+  std::string Log() const;
+  // Waits (up to `timeout`) until no run is executing or queued.
+  bool WaitIdle(std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+
+  HttpReply Get(const std::string& target, const Headers& headers = {}) const {
+    return Request(port(), "GET", target, headers);
+  }
+  HttpReply PostChat(const std::string& body, const Headers& headers = {}) const {
+    Headers with = headers;
+    with.emplace_back("Content-Type", "application/json");
+    return Request(port(), "POST", "/api/v1/chat", with, body);
+  }
+
+ private:
+  std::filesystem::path dir_;
+  Headers operator_auth_;  // the first configured token, for WaitIdle
+  config::Config config_;
+  std::unique_ptr<wiring::ChatService> service_;
+  std::ostringstream log_stream_;  // written under ServerLog's lock
+  std::unique_ptr<ServerLog> log_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+};
+
+}  // namespace diagd::server::testing
