@@ -1,0 +1,416 @@
+// `diagd serve` as a process: started with a configuration in a temp folder
+// (the demo workspace's tools, the scripted model server over HTTP: it
+// plays a whole diagnosis per request, it is no model), driven over real
+// sockets, stopped with SIGTERM. Checks the graceful shutdown (runs that
+// finish within the grace period, runs abandoned past it), the exit
+// status, the stored runs and the structured log on stderr.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "server/test_client.h"
+#include "testing/scripted_diagnosis.h"
+#include "wiring/run_store.h"
+
+namespace diagd::server::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using diagd::testing::kScriptedDiagnosisQuote;
+using diagd::testing::ScriptedDiagnosis;
+using diagd::testing::ScriptedModelServer;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// The question is never logged: a marker makes it easy to look for.
+constexpr const char* kQuestion = "payment-service 的支付为什么失败？ question-marker-7f3a";
+constexpr const char* kMarker = "question-marker-7f3a";
+const Headers kJsonBody = {{"Content-Type", "application/json"}};
+
+std::string DiagnosisChat() {
+  boost::json::object chat{{"message", kQuestion}, {"route", "diagnosis"}};
+  return boost::json::serialize(chat);
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A port that was free a moment ago (the server cannot take port 0 from
+// its configuration); StartServe tries another when it is taken meanwhile.
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+// The structured log's lines, each parsed; a line that is not a JSON
+// object fails the test.
+std::vector<boost::json::object> LogLines(const std::string& log) {
+  std::vector<boost::json::object> lines;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    boost::system::error_code ec;
+    auto value = boost::json::parse(line, ec);
+    if (ec || !value.is_object()) {
+      ADD_FAILURE() << "not a JSON log line: " << line;
+      continue;
+    }
+    lines.push_back(value.as_object());
+  }
+  return lines;
+}
+
+std::vector<boost::json::object> LinesOf(const std::vector<boost::json::object>& lines,
+                                         std::string_view event) {
+  std::vector<boost::json::object> matching;
+  for (const auto& line : lines) {
+    const auto* name = line.if_contains("event");
+    if (name != nullptr && name->is_string() && name->as_string() == event) {
+      matching.push_back(line);
+    }
+  }
+  return matching;
+}
+
+std::string RunIdOf(const SseEvent& run_event) {
+  boost::system::error_code ec;
+  auto data = boost::json::parse(run_event.data, ec);
+  if (ec || !data.is_object() || !data.as_object().contains("run_id")) return "";
+  return std::string(data.at("run_id").as_string());
+}
+
+class ServeBinary : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("diagd-serve-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {  // a test that failed before the server ended
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    fs::remove_all(dir_);
+  }
+
+  fs::path config_path() const { return dir_ / "diagd.toml"; }
+  std::string Log() const { return ReadFile(dir_ / "serve.err"); }
+
+  void WriteConfig(const std::string& model_base_url, const std::string& server_section) {
+    std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
+    std::ofstream(config_path())
+        << "now = \"2026-11-29T10:30:00Z\"\n"
+        << "[server]\n" << server_section
+        << "[storage]\nruns = \"sqlite:" << (dir_ / "runs.db").string() << "\"\n"
+        << "[model]\nprovider = \"openai\"\nbase_url = \"" << model_base_url << "\"\n"
+        << "name = \"scripted\"\ntimeout_seconds = 60\n"
+        << "[tools.documents]\npath = \"" << demo << "/docs\"\ncache_path = \""
+        << (dir_ / "cache").string() << "\"\n"
+        << "[tools.logs]\npath = \"" << demo << "/logs\"\n"
+        << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
+  }
+
+  // Runs the binary with `args`, stdout and stderr to files; returns its pid.
+  pid_t Spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+    // Everything the child needs is made before fork: after it, only
+    // async-signal-safe calls (this process has threads).
+    std::vector<std::string> argv_strings{DIAGD_BINARY};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : argv_strings) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    std::string out_path = out.string(), err_path = err.string();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int out_fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (out_fd < 0 || err_fd < 0) ::_exit(127);
+      ::dup2(out_fd, STDOUT_FILENO);
+      ::dup2(err_fd, STDERR_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+
+  // The exit status of a finished child (-1 when it did not exit normally),
+  // or nullopt while it still runs after `timeout`.
+  static std::optional<int> WaitExit(pid_t pid, milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+  }
+
+  // The server's exit status once it ended within `timeout`.
+  std::optional<int> WaitServeExit(milliseconds timeout) {
+    auto status = WaitExit(pid_, timeout);
+    if (status) pid_ = -1;
+    return status;
+  }
+
+  // `diagd ARGS --config F` to its end: exit status and stdout; stderr too.
+  struct Invocation {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+  };
+  Invocation RunToEnd(std::vector<std::string> args) {
+    args.insert(args.end(), {"--config", config_path().string()});
+    pid_t pid = Spawn(args, dir_ / "cli.out", dir_ / "cli.err");
+    Invocation result;
+    auto status = WaitExit(pid, seconds(30));
+    if (!status) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    result.exit_code = status.value_or(-1);
+    result.out = ReadFile(dir_ / "cli.out");
+    result.err = ReadFile(dir_ / "cli.err");
+    return result;
+  }
+
+  // Waits until the server's log holds `event` (as its event name), or it
+  // exits, or `timeout` passes.
+  bool WaitForLogEvent(std::string_view event, milliseconds timeout) {
+    std::string needle = "\"event\":\"" + std::string(event) + "\"";
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Log().find(needle) != std::string::npos) return true;
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return Log().find(needle) != std::string::npos;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return false;
+  }
+
+  // Starts `diagd serve` on 127.0.0.1 and a free port and waits for its
+  // `listening` line; another port is tried when the one picked was taken.
+  ::testing::AssertionResult StartServe(const std::string& model_base_url, int grace_seconds) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      port_ = FreePort();
+      WriteConfig(model_base_url, "listen = \"127.0.0.1:" + std::to_string(port_) + "\"\n" +
+                                      "shutdown_grace_seconds = " +
+                                      std::to_string(grace_seconds) + "\n");
+      pid_ = Spawn({"serve", "--config", config_path().string()}, dir_ / "serve.out",
+                   dir_ / "serve.err");
+      if (WaitForLogEvent("listening", seconds(30))) return ::testing::AssertionSuccess();
+      if (pid_ > 0) break;  // still running without listening: no retry helps
+      if (Log().find("cannot listen") == std::string::npos) break;
+    }
+    return ::testing::AssertionFailure() << "diagd serve did not start:\n" << Log();
+  }
+
+  boost::json::object RunRecord(const std::string& run_id) {
+    auto shown = RunToEnd({"runs", "show", run_id});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    boost::system::error_code ec;
+    auto record = boost::json::parse(shown.out, ec);
+    if (ec || !record.is_object()) {
+      ADD_FAILURE() << "runs show printed no JSON object:\n" << shown.out << shown.err;
+      return {};
+    }
+    return record.as_object();
+  }
+
+  // The run's events as stored, read through the run store itself.
+  std::vector<app::RunEvent> StoredEvents(const std::string& run_id) {
+    auto config = config::LoadConfigFile(config_path(), {});
+    if (!config) {
+      ADD_FAILURE() << config.error().message;
+      return {};
+    }
+    auto runs = wiring::OpenRunStore(*config, SystemClock::Instance());
+    if (!runs) {
+      ADD_FAILURE() << runs.error().message;
+      return {};
+    }
+    auto events = (*runs)->RunEvents(run_id, 0);
+    if (!events) {
+      ADD_FAILURE() << events.error().message;
+      return {};
+    }
+    return *events;
+  }
+
+  fs::path dir_;
+  pid_t pid_ = -1;  // the server while it runs
+  int port_ = 0;
+};
+
+TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
+  // Each model call takes 20 s: the run is still waiting on its first one
+  // when the 1 s grace period ends.
+  ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1));
+
+  SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  ASSERT_EQ(stream.status(), 200);
+  std::vector<SseEvent> seen;
+  while (seen.empty() || seen.back().name != "route") {
+    auto event = stream.Next();
+    ASSERT_TRUE(event.has_value()) << "the stream ended before `route`";
+    seen.push_back(*event);
+  }
+  ASSERT_EQ(seen.front().name, "run");
+  std::string run_id = RunIdOf(seen.front());
+  ASSERT_FALSE(run_id.empty());
+
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  auto rest = stream.Rest(seconds(15));
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(rest[0].name, "error");
+  EXPECT_EQ(rest[0].id, seen.back().id + 1);
+  auto error = boost::json::parse(rest[0].data);
+  EXPECT_EQ(error.at("code"), "RUN_ABANDONED") << rest[0].data;
+  EXPECT_EQ(rest[1].name, "done");
+  EXPECT_EQ(rest[1].id, seen.back().id + 2);
+  auto exit_status = WaitServeExit(seconds(10));
+  ASSERT_TRUE(exit_status.has_value()) << "diagd serve still runs after SIGTERM:\n" << Log();
+  EXPECT_EQ(*exit_status, 0) << Log();
+
+  auto record = RunRecord(run_id);
+  EXPECT_EQ(record["status"], "FAILED");
+  EXPECT_EQ(record["internal_status"], "FAILED");
+  EXPECT_EQ(record["failure_reason"], "SERVER_SHUTDOWN");
+  // The store holds the stream the client saw, error and done included.
+  std::vector<SseEvent> watched = seen;
+  watched.insert(watched.end(), rest.begin(), rest.end());
+  auto stored = StoredEvents(run_id);
+  ASSERT_EQ(stored.size(), watched.size());
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    EXPECT_EQ(stored[i].id, watched[i].id);
+    EXPECT_EQ(stored[i].name, watched[i].name);
+    EXPECT_EQ(stored[i].data, watched[i].data);
+  }
+
+  std::string log = Log();
+  auto lines = LogLines(log);
+  EXPECT_EQ(LinesOf(lines, "shutdown_started").size(), 1u) << log;
+  auto abandoned = LinesOf(lines, "run_abandoned");
+  ASSERT_EQ(abandoned.size(), 1u) << log;
+  EXPECT_EQ(abandoned[0].at("run_id"), run_id.c_str());
+  auto complete = LinesOf(lines, "shutdown_complete");
+  ASSERT_EQ(complete.size(), 1u) << log;
+  EXPECT_EQ(complete[0].at("abandoned"), 1);
+  EXPECT_EQ(log.find(kMarker), std::string::npos) << "the question was logged:\n" << log;
+}
+
+TEST_F(ServeBinary, SigtermLetsARunningRunFinishWithinTheGracePeriod) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(300)));  // 3 calls, ~1 s
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/10));
+
+  SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  ASSERT_EQ(stream.status(), 200);
+  auto first = stream.Next();
+  ASSERT_TRUE(first.has_value());
+  ASSERT_EQ(first->name, "run");
+  std::string run_id = RunIdOf(*first);
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+
+  // Once the shutdown began, no new chat gets in: refused at the door
+  // (status 0: connection refused or closed unanswered) or with a 503.
+  ASSERT_TRUE(WaitForLogEvent("shutdown_started", seconds(10))) << Log();
+  HttpReply late = Request(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  EXPECT_TRUE(late.status == 0 || late.status == 503) << late.status << " " << late.body;
+
+  auto rest = stream.Rest(seconds(15));
+  ASSERT_GE(rest.size(), 2u);
+  EXPECT_EQ(rest[rest.size() - 2].name, "result");
+  EXPECT_EQ(rest.back().name, "done");
+  auto result = boost::json::parse(rest[rest.size() - 2].data);
+  EXPECT_EQ(result.at("release_outcome"), "DIAGNOSIS");
+  auto exit_status = WaitServeExit(seconds(10));
+  ASSERT_TRUE(exit_status.has_value()) << "diagd serve still runs after SIGTERM:\n" << Log();
+  EXPECT_EQ(*exit_status, 0) << Log();
+
+  EXPECT_EQ(RunRecord(run_id)["status"], "SUCCEEDED");
+  auto list = RunToEnd({"runs", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << "a header and one run:\n"
+                                                                   << list.out;
+  auto lines = LogLines(Log());
+  EXPECT_TRUE(LinesOf(lines, "run_abandoned").empty()) << Log();
+  auto complete = LinesOf(lines, "shutdown_complete");
+  ASSERT_EQ(complete.size(), 1u) << Log();
+  EXPECT_EQ(complete[0].at("abandoned"), 0);
+}
+
+TEST_F(ServeBinary, RefusesToListenBeyondLoopbackWithoutTokens) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
+  WriteConfig(model.BaseUrl(), "listen = \"0.0.0.0:" + std::to_string(FreePort()) + "\"\n");
+  auto serve = RunToEnd({"serve"});
+  EXPECT_EQ(serve.exit_code, 2) << serve.err;
+  EXPECT_NE(serve.err.find("server.auth_tokens"), std::string::npos) << serve.err;
+}
+
+TEST_F(ServeBinary, LogsOneLinePerRunWithoutPayloads) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/10));
+
+  HttpReply reply = Request(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  auto result = boost::json::parse(reply.body).as_object();
+  EXPECT_EQ(result.at("release_outcome"), "DIAGNOSIS");
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  auto exit_status = WaitServeExit(seconds(10));
+  ASSERT_TRUE(exit_status.has_value()) << "diagd serve still runs after SIGTERM:\n" << Log();
+  EXPECT_EQ(*exit_status, 0) << Log();
+
+  std::string log = Log();
+  auto finished = LinesOf(LogLines(log), "run_finished");
+  ASSERT_EQ(finished.size(), 1u) << log;
+  EXPECT_EQ(finished[0].at("run_id"), result.at("run_id"));
+  EXPECT_EQ(finished[0].at("release_outcome"), "DIAGNOSIS");
+  EXPECT_EQ(finished[0].at("status"), "SUCCEEDED");
+  EXPECT_EQ(log.find(kMarker), std::string::npos) << "the question was logged:\n" << log;
+  EXPECT_EQ(log.find(kScriptedDiagnosisQuote), std::string::npos) << "evidence was logged:\n"
+                                                                  << log;
+}
+
+}  // namespace
+}  // namespace diagd::server::testing
