@@ -80,6 +80,9 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
     if (turns) earlier = std::move(*turns);
   }
   observer->OnRunStarted(result.run_id, result.conversation_id);
+  // Stored before routing (route still empty), so the run can be read back,
+  // and abandoned, from its `run` event on.
+  if (auto created = deps_.runs.CreateRun(record); !created) return created.error();
 
   HeldTrace router_trace;
   if (request.route) {
@@ -92,7 +95,6 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   run.trace().Record(harness::TraceEventType::kRunStarted, {{"route", record.route}});
   router_trace.ReplayInto(run.trace());
   harness::ModelInterceptor models(deps_.model, run.budget(), run.ledger(), run.trace());
-  if (auto created = deps_.runs.CreateRun(record); !created) return created.error();
   observer->OnRouted(result.route);
 
   RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};

@@ -21,6 +21,7 @@ struct RunEvent {
 // Stable codes of the `error` event: a run that produced no result.
 inline constexpr std::string_view kRunNotExecuted = "RUN_NOT_EXECUTED";
 inline constexpr std::string_view kRunAbandoned = "RUN_ABANDONED";
+inline constexpr std::string_view kServerShuttingDown = "SERVER_SHUTTING_DOWN";
 
 // {"code": ..., "message": ...}, the data of an `error` event.
 std::string RunErrorData(std::string_view code, std::string_view message);

@@ -16,6 +16,15 @@ void OptionalString(const std::optional<std::string>& value, JsonWriter& w) {
   }
 }
 
+// A run is stored before it is routed: until then its route is null.
+void RouteOrNull(const std::string& route, JsonWriter& w) {
+  if (route.empty()) {
+    w.Null();
+  } else {
+    w.String(route);
+  }
+}
+
 void WriteTraceEvent(const harness::TraceEvent& event, JsonWriter& w) {
   w.BeginObject()
       .Key("seq").Int(event.seq)
@@ -39,8 +48,9 @@ std::string RunRecordJson(const RunRecord& run) {
   w.BeginObject()
       .Key("run_id").String(run.run_id)
       .Key("conversation_id").String(run.conversation_id)
-      .Key("route").String(run.route)
-      .Key("status").String(run.status)
+      .Key("route");
+  RouteOrNull(run.route, w);
+  w.Key("status").String(run.status)
       .Key("internal_status").String(run.internal_status)
       .Key("release_outcome");
   OptionalString(run.release_outcome, w);
@@ -89,8 +99,9 @@ std::string RunListJson(const std::vector<RunSummary>& runs) {
     w.BeginObject()
         .Key("run_id").String(run.run_id)
         .Key("conversation_id").String(run.conversation_id)
-        .Key("route").String(run.route)
-        .Key("status").String(run.status)
+        .Key("route");
+    RouteOrNull(run.route, w);
+    w.Key("status").String(run.status)
         .Key("release_outcome");
     OptionalString(run.release_outcome, w);
     w.Key("fallback_code");

@@ -49,7 +49,9 @@ std::string ChoicesText(std::initializer_list<std::string_view> choices) {
   std::size_t i = 0;
   for (std::string_view choice : choices) {
     if (i > 0) text += i + 1 == choices.size() ? " or " : ", ";
-    text += "\"" + std::string(choice) + "\"";
+    text += '"';
+    text += choice;
+    text += '"';
     ++i;
   }
   return text;

@@ -63,7 +63,7 @@ std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest reque
   RunExecutor::Job job;
   job.run = [&server, live, request = std::move(request)] { ExecuteChat(server, live, request); };
   job.cancel = [live] {
-    live->CloseWithError("SERVER_SHUTTING_DOWN",
+    live->CloseWithError(app::kServerShuttingDown,
                          "the server is shutting down; the question was not run, ask again");
   };
   switch (server.executor.Submit(std::move(job))) {

@@ -139,11 +139,43 @@ asio::awaitable<void> StreamLive(beast::tcp_stream& stream,
   }
 }
 
-// Counts an open SSE stream for /metrics while it lasts.
-struct SseStreamCount {
-  explicit SseStreamCount(Server::Impl& server) : server(server) { ++server.sse_streams; }
-  ~SseStreamCount() { --server.sse_streams; }
+// One request and its answer. Every answer goes through Reply or
+// StartStream, which count it in /metrics with its real status.
+struct Exchange {
   Server::Impl& server;
+  beast::tcp_stream& stream;
+  const Request& request;
+  std::string_view route;  // the route pattern (never a raw path)
+
+  // Sends `response`; false when the connection must close after it.
+  asio::awaitable<bool> Reply(Response response, bool close = false) {
+    server.metrics.RecordHttpRequest(route, static_cast<int>(response.result_int()));
+    co_return co_await Send(stream, std::move(response), request.keep_alive() && !close);
+  }
+  asio::awaitable<bool> Fail(const ApiError& error) { co_return co_await Reply(ErrorResponse(error)); }
+  asio::awaitable<bool> StoreFailed() {
+    co_return co_await Reply(ErrorResponse({500, "INTERNAL", "the run store failed"}), true);
+  }
+  // The SSE response head; the stream closes after the run's `done`.
+  asio::awaitable<bool> StartStream() {
+    server.metrics.RecordHttpRequest(route, 200);
+    co_return co_await SendRaw(stream, kSseHeader);
+  }
+};
+
+// Counts an answer the server still owes a client (an SSE stream, or a
+// JSON chat waiting for its run) while it lasts: shutdown waits for them.
+struct PendingAnswer {
+  PendingAnswer(Server::Impl& server, bool stream) : server(server), stream(stream) {
+    ++server.answers_pending;
+    if (stream) ++server.sse_streams;
+  }
+  ~PendingAnswer() {
+    --server.answers_pending;
+    if (stream) --server.sse_streams;
+  }
+  Server::Impl& server;
+  bool stream;
 };
 
 // Waits for the run's stream to close (JSON mode: the answer is its end).
@@ -158,98 +190,81 @@ asio::awaitable<void> WaitClosed(const std::shared_ptr<LiveRun>& live) {
   }
 }
 
-// The JSON answer of a finished run: its result, else its error.
+// The JSON answer of a finished run: its result, else its error. A run
+// refused at shutdown never ran and may be asked again (503); one that
+// could not be stored or was abandoned failed (500).
 Response FinalResponse(const LiveRun& live) {
-  for (const auto& event : live.EventsAfter(0).events) {
+  auto events = live.EventsAfter(0).events;
+  for (const auto& event : events) {
     if (event.name == "result") return JsonResponse(200, event.data);
   }
-  for (const auto& event : live.EventsAfter(0).events) {
+  for (const auto& event : events) {
     if (event.name != "error") continue;
-    // A run refused at shutdown may be asked again elsewhere: 503.
-    bool retry = event.data.find(app::kRunNotExecuted) == std::string::npos;
-    Response response = JsonResponse(retry ? 503 : 500, R"({"error":)" + event.data + "}");
-    if (retry) response.set(http::field::retry_after, kRetryAfterSeconds);
+    bool never_ran = event.data.find(app::kServerShuttingDown) != std::string::npos;
+    Response response = JsonResponse(never_ran ? 503 : 500, R"({"error":)" + event.data + "}");
+    if (never_ran) response.set(http::field::retry_after, kRetryAfterSeconds);
     return response;
   }
   return ErrorResponse({500, "INTERNAL", "the run ended without a result"});
 }
 
-asio::awaitable<bool> Chat(Server::Impl& server, beast::tcp_stream& stream, const Request& request) {
-  auto parsed = ParseChatRequest(request.body());
-  if (auto* error = std::get_if<ApiError>(&parsed)) {
-    co_return co_await Send(stream, ErrorResponse(*error), request.keep_alive());
-  }
-  auto live = SubmitChat(server, std::move(std::get<app::ChatRequest>(parsed)));
+asio::awaitable<bool> Chat(Exchange& ex) {
+  auto parsed = ParseChatRequest(ex.request.body());
+  if (auto* error = std::get_if<ApiError>(&parsed)) co_return co_await ex.Fail(*error);
+  auto live = SubmitChat(ex.server, std::move(std::get<app::ChatRequest>(parsed)));
   if (live == nullptr) {
-    bool closing = server.shutting_down;
-    server.metrics.RecordRejectedChat(closing ? "SHUTTING_DOWN" : "OVERLOADED");
-    co_return co_await Send(
-        stream,
-        ErrorResponse(Overloaded(closing ? "the server is shutting down; ask again"
-                                         : "too many runs are running and waiting; ask again")),
-        request.keep_alive());
+    bool closing = ex.server.shutting_down;
+    ex.server.metrics.RecordRejectedChat(closing ? "SHUTTING_DOWN" : "OVERLOADED");
+    co_return co_await ex.Fail(Overloaded(closing ? "the server is shutting down; ask again"
+                                                  : "too many runs are running and waiting; ask again"));
   }
-  if (request[http::field::accept].find("text/event-stream") != std::string_view::npos) {
-    SseStreamCount counted(server);
-    if (co_await SendRaw(stream, kSseHeader)) co_await StreamLive(stream, live, 0);
+  bool stream = ex.request[http::field::accept].find("text/event-stream") != std::string_view::npos;
+  PendingAnswer pending(ex.server, stream);
+  if (stream) {
+    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, 0);
     co_return false;
   }
   co_await WaitClosed(live);
-  co_return co_await Send(stream, FinalResponse(*live), request.keep_alive());
+  co_return co_await ex.Reply(FinalResponse(*live));
 }
 
-asio::awaitable<bool> RunEvents(Server::Impl& server, beast::tcp_stream& stream,
-                                const Request& request, const std::string& run_id) {
+asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id) {
   std::int64_t after = 0;
-  if (auto header = request["Last-Event-ID"]; !header.empty()) {
+  if (auto header = ex.request["Last-Event-ID"]; !header.empty()) {
     auto parsed = ParseNonNegative(header);
-    if (!parsed) {
-      co_return co_await Send(stream,
-                              ErrorResponse(InvalidRequest("Last-Event-ID must be an event id")),
-                              request.keep_alive());
-    }
+    if (!parsed) co_return co_await ex.Fail(InvalidRequest("Last-Event-ID must be an event id"));
     after = *parsed;
   }
-  if (auto live = server.live.Find(run_id)) {
-    SseStreamCount counted(server);
-    if (co_await SendRaw(stream, kSseHeader)) co_await StreamLive(stream, live, after);
+  if (auto live = ex.server.live.Find(run_id)) {
+    PendingAnswer pending(ex.server, true);
+    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, after);
     co_return false;
   }
-  app::RunStore& runs = *server.service.runs;
+  app::RunStore& runs = *ex.server.service.runs;
   auto run = runs.GetRun(run_id);
-  if (!run) co_return co_await Send(stream, ErrorResponse({500, "INTERNAL", "the run store failed"}), false);
-  if (!run->has_value()) {
-    co_return co_await Send(stream, ErrorResponse(NotFound("no such run")), request.keep_alive());
-  }
+  if (!run) co_return co_await ex.StoreFailed();
+  if (!run->has_value()) co_return co_await ex.Fail(NotFound("no such run"));
   auto events = runs.RunEvents(run_id, after);
-  if (!events) co_return co_await Send(stream, ErrorResponse({500, "INTERNAL", "the run store failed"}), false);
-  std::string frames(kSseHeader);
+  if (!events) co_return co_await ex.StoreFailed();
+  std::string frames;
   for (const auto& event : *events) frames += SseFrame(event);
-  co_await SendRaw(stream, frames);
+  if (co_await ex.StartStream()) co_await SendRaw(ex.stream, frames);
   co_return false;
 }
 
-asio::awaitable<bool> RunRecord(Server::Impl& server, beast::tcp_stream& stream,
-                                const Request& request, const std::string& run_id) {
-  app::RunStore& runs = *server.service.runs;
-  auto run = runs.GetRun(run_id);
-  if (!run) co_return co_await Send(stream, ErrorResponse({500, "INTERNAL", "the run store failed"}), false);
-  if (!run->has_value()) {
-    co_return co_await Send(stream, ErrorResponse(NotFound("no such run")), request.keep_alive());
-  }
-  co_return co_await Send(stream, JsonResponse(200, app::RunRecordJson(**run)), request.keep_alive());
+asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id) {
+  auto run = ex.server.service.runs->GetRun(run_id);
+  if (!run) co_return co_await ex.StoreFailed();
+  if (!run->has_value()) co_return co_await ex.Fail(NotFound("no such run"));
+  co_return co_await ex.Reply(JsonResponse(200, app::RunRecordJson(**run)));
 }
 
-asio::awaitable<bool> RunList(Server::Impl& server, beast::tcp_stream& stream,
-                              const Request& request, std::string_view query) {
+asio::awaitable<bool> RunList(Exchange& ex, std::string_view query) {
   auto limit = ListLimit(query);
-  if (auto* error = std::get_if<ApiError>(&limit)) {
-    co_return co_await Send(stream, ErrorResponse(*error), request.keep_alive());
-  }
-  app::RunStore& runs = *server.service.runs;
-  auto list = runs.ListRuns(std::get<int>(limit));
-  if (!list) co_return co_await Send(stream, ErrorResponse({500, "INTERNAL", "the run store failed"}), false);
-  co_return co_await Send(stream, JsonResponse(200, app::RunListJson(*list)), request.keep_alive());
+  if (auto* error = std::get_if<ApiError>(&limit)) co_return co_await ex.Fail(*error);
+  auto list = ex.server.service.runs->ListRuns(std::get<int>(limit));
+  if (!list) co_return co_await ex.StoreFailed();
+  co_return co_await ex.Reply(JsonResponse(200, app::RunListJson(*list)));
 }
 
 // A route pattern for the metrics (never a raw path: ids would make a
@@ -283,50 +298,44 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
   std::string_view path = target.substr(0, target.find('?'));
   std::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : "";
   std::optional<Route> route = MatchRoute(path);
-  std::string_view pattern = route ? route->pattern : "unmatched";
-  bool keep_alive = request.keep_alive();
+  Exchange ex{server, stream, request, route ? route->pattern : "unmatched"};
 
   // /healthz answers load balancers without a token; everything else,
   // unknown paths included, needs one.
-  if (!route || route->pattern != "/healthz") {
-    if (!Authorized(server, request)) {
-      server.metrics.RecordHttpRequest(pattern, 401);
-      Response response = ErrorResponse(Unauthorized());
-      response.set(http::field::www_authenticate, "Bearer");
-      co_return co_await Send(stream, std::move(response), keep_alive);
-    }
+  if ((!route || route->pattern != "/healthz") && !Authorized(server, request)) {
+    Response response = ErrorResponse(Unauthorized());
+    response.set(http::field::www_authenticate, "Bearer");
+    co_return co_await ex.Reply(std::move(response));
   }
-  if (!route) {
-    server.metrics.RecordHttpRequest(pattern, 404);
-    co_return co_await Send(stream, ErrorResponse(NotFound("no such route")), keep_alive);
-  }
+  if (!route) co_return co_await ex.Fail(NotFound("no such route"));
   if (request.method() != route->method) {
-    server.metrics.RecordHttpRequest(pattern, 405);
     Response response = ErrorResponse(MethodNotAllowed());
     response.set(http::field::allow, http::to_string(route->method));
-    co_return co_await Send(stream, std::move(response), keep_alive);
+    co_return co_await ex.Reply(std::move(response));
   }
-  // The status of streamed and JSON answers alike is known up front only
-  // for the simple routes; runs count as 200 once they are admitted.
-  server.metrics.RecordHttpRequest(pattern, 200);
   if (route->pattern == "/healthz") {
     bool up = !server.shutting_down;
-    co_return co_await Send(
-        stream, JsonResponse(up ? 200 : 503, up ? R"({"status":"ok"})" : R"({"status":"shutting_down"})"),
-        keep_alive);
+    co_return co_await ex.Reply(
+        JsonResponse(up ? 200 : 503, up ? R"({"status":"ok"})" : R"({"status":"shutting_down"})"));
   }
   if (route->pattern == "/metrics") {
     Response response{http::status::ok, 11};
     response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
     response.body() = server.metrics.Render(server.Gauges());
-    co_return co_await Send(stream, std::move(response), keep_alive);
+    co_return co_await ex.Reply(std::move(response));
   }
-  if (route->pattern == "/api/v1/chat") co_return co_await Chat(server, stream, request);
-  if (route->pattern == "/api/v1/runs") co_return co_await RunList(server, stream, request, query);
-  if (route->pattern == "/api/v1/runs/{id}") {
-    co_return co_await RunRecord(server, stream, request, route->run_id);
-  }
-  co_return co_await RunEvents(server, stream, request, route->run_id);
+  if (route->pattern == "/api/v1/chat") co_return co_await Chat(ex);
+  if (route->pattern == "/api/v1/runs") co_return co_await RunList(ex, query);
+  if (route->pattern == "/api/v1/runs/{id}") co_return co_await RunRecord(ex, route->run_id);
+  co_return co_await RunEvents(ex, route->run_id);
+}
+
+// Answers a request that was not (fully) read, so it has no route, and
+// closes: the rest of it cannot be told from a next request.
+asio::awaitable<void> RefuseUnread(Server::Impl& server, beast::tcp_stream& stream,
+                                   const ApiError& error) {
+  server.metrics.RecordHttpRequest("unread", static_cast<int>(error.status));
+  co_await Send(stream, ErrorResponse(error), false);
 }
 
 // Counts an open connection for max_connections and /metrics.
@@ -350,11 +359,11 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket) 
     stream.expires_after(kReadTimeout);
     auto [header_error, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
     if (header_error == http::error::header_limit) {
-      co_await Send(stream, ErrorResponse(InvalidRequest("the request headers are too large")), false);
+      co_await RefuseUnread(server, stream, InvalidRequest("the request headers are too large"));
       break;
     }
     if (header_error == http::error::body_limit) {
-      co_await Send(stream, ErrorResponse(BodyTooLarge(server.config.max_body_bytes)), false);
+      co_await RefuseUnread(server, stream, BodyTooLarge(server.config.max_body_bytes));
       break;
     }
     if (header_error) {
@@ -364,7 +373,7 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket) 
                        header_error != http::error::end_of_stream &&
                        header_error != http::error::partial_message;
       if (malformed) {
-        co_await Send(stream, ErrorResponse(InvalidRequest("malformed HTTP request")), false);
+        co_await RefuseUnread(server, stream, InvalidRequest("malformed HTTP request"));
       }
       break;
     }
@@ -373,7 +382,7 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket) 
     }
     auto [body_error, body_bytes] = co_await http::async_read(stream, buffer, parser, kNoThrow);
     if (body_error == http::error::body_limit) {
-      co_await Send(stream, ErrorResponse(BodyTooLarge(server.config.max_body_bytes)), false);
+      co_await RefuseUnread(server, stream, BodyTooLarge(server.config.max_body_bytes));
       break;
     }
     if (body_error) break;
@@ -383,9 +392,9 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket) 
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
-asio::awaitable<void> RefuseConnection(tcp::socket socket) {
+asio::awaitable<void> RefuseConnection(Server::Impl& server, tcp::socket socket) {
   beast::tcp_stream stream(std::move(socket));
-  co_await Send(stream, ErrorResponse(Overloaded("too many open connections; try again")), false);
+  co_await RefuseUnread(server, stream, Overloaded("too many open connections; try again"));
   beast::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }

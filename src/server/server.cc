@@ -13,7 +13,8 @@ namespace {
 
 constexpr int kListenBacklog = 4096;
 constexpr auto kDrainPoll = std::chrono::milliseconds(50);
-// After abandoning runs: how long open streams get to send their last events.
+// After abandoning runs: how long clients still owed an answer (streams,
+// JSON chats) get to receive their last events.
 constexpr auto kFlushStreams = std::chrono::seconds(2);
 
 // Lets the server hold max_connections clients plus their runs' own
@@ -35,7 +36,7 @@ asio::awaitable<void> Accept(Server::Impl& server) {
     }
     socket.set_option(tcp::no_delay(true));
     if (server.connections.load() >= server.config.max_connections) {
-      asio::co_spawn(server.io, RefuseConnection(std::move(socket)), asio::detached);
+      asio::co_spawn(server.io, RefuseConnection(server, std::move(socket)), asio::detached);
     } else {
       asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), asio::detached);
     }
@@ -79,7 +80,7 @@ asio::awaitable<void> ShutDown(Server::Impl& server) {
   }
   if (server.executor.running() > 0) AbandonRunning(server);
   auto flush_until = std::chrono::steady_clock::now() + kFlushStreams;
-  while (server.sse_streams.load() > 0 && std::chrono::steady_clock::now() < flush_until) {
+  while (server.answers_pending.load() > 0 && std::chrono::steady_clock::now() < flush_until) {
     co_await Sleep(kDrainPoll);
   }
   server.log.Info("shutdown_complete", {{"abandoned", std::int64_t{server.abandoned}}});

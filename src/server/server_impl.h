@@ -51,6 +51,7 @@ struct Server::Impl {
   std::atomic<bool> shutting_down{false};
   std::atomic<int> connections{0};
   std::atomic<int> sse_streams{0};
+  std::atomic<int> answers_pending{0};  // SSE streams and JSON chats still owed an answer
   int abandoned = 0;
 
   ServerMetrics::Gauges Gauges() const {
@@ -61,7 +62,7 @@ struct Server::Impl {
 // One client connection: requests in turn (keep-alive) until it closes.
 asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket);
 // Answers a connection past server.max_connections with 503 and closes it.
-asio::awaitable<void> RefuseConnection(tcp::socket socket);
+asio::awaitable<void> RefuseConnection(Server::Impl& server, tcp::socket socket);
 
 // Submits the chat to the executor; the returned LiveRun carries its events.
 // Empty when the run was refused (overloaded or shutting down).

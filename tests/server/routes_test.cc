@@ -156,8 +156,16 @@ TEST_F(RoutesTest, MalformedAndWrongRequestsGetClearJsonErrors) {
   EXPECT_EQ(wrong_method.headers.at("allow"), "POST");
   ExpectError(Request(server_.port(), "DELETE", "/api/v1/runs/x"), 405, "METHOD_NOT_ALLOWED");
   ExpectError(SendRaw(server_.port(), "BREW /pot HTCPCP/1.0\r\n\r\n"), 400, "INVALID_REQUEST");
-  // Nothing was run for any of them.
+  // Nothing was run for any of them, and /metrics counts each with its
+  // real status.
   EXPECT_EQ(Json(server_.Get("/api/v1/runs").body).at("runs").as_array().size(), 0u);
+  std::string metrics = server_.Get("/metrics").body;
+  for (const char* series : {R"(diagd_http_requests_total{route="/api/v1/chat",code="400"} 5)",
+                             R"(diagd_http_requests_total{route="unmatched",code="404"} 2)",
+                             R"(diagd_http_requests_total{route="/api/v1/chat",code="405"} 1)",
+                             R"(diagd_http_requests_total{route="unread",code="400"} 1)"}) {
+    EXPECT_NE(metrics.find(series), std::string::npos) << series << "\n" << metrics;
+  }
 }
 
 TEST(RoutesLimits, OversizedBodiesAndHeadersAreRefused) {

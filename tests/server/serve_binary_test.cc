@@ -299,6 +299,16 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   ASSERT_EQ(seen.front().name, "run");
   std::string run_id = RunIdOf(seen.front());
   ASSERT_FALSE(run_id.empty());
+  // A second client waits in JSON mode on a run still being routed (no
+  // route given: the router's call is as slow); it is stored from the start.
+  HttpReply json_reply;
+  std::thread json_client([&] {
+    json_reply = Request(port_, "POST", "/api/v1/chat", kJsonBody,
+                         std::string(R"({"message":"why? )") + kMarker + R"("})");
+  });
+  while (boost::json::parse(Request(port_, "GET", "/api/v1/runs").body).at("runs").as_array().size() < 2) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
 
   ASSERT_EQ(::kill(pid_, SIGTERM), 0);
   auto rest = stream.Rest(seconds(15));
@@ -309,6 +319,10 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   EXPECT_EQ(error.at("code"), "RUN_ABANDONED") << rest[0].data;
   EXPECT_EQ(rest[1].name, "done");
   EXPECT_EQ(rest[1].id, seen.back().id + 2);
+  json_client.join();
+  EXPECT_EQ(json_reply.status, 500) << "a JSON client of an abandoned run gets its answer";
+  auto json_error = boost::json::parse(json_reply.body);
+  EXPECT_EQ(json_error.at("error").at("code"), "RUN_ABANDONED") << json_reply.body;
   auto exit_status = WaitServeExit(seconds(10));
   ASSERT_TRUE(exit_status.has_value()) << "diagd serve still runs after SIGTERM:\n" << Log();
   EXPECT_EQ(*exit_status, 0) << Log();
@@ -332,11 +346,19 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   auto lines = LogLines(log);
   EXPECT_EQ(LinesOf(lines, "shutdown_started").size(), 1u) << log;
   auto abandoned = LinesOf(lines, "run_abandoned");
-  ASSERT_EQ(abandoned.size(), 1u) << log;
-  EXPECT_EQ(abandoned[0].at("run_id"), run_id.c_str());
+  ASSERT_EQ(abandoned.size(), 2u) << log;
+  for (const auto& line : abandoned) {
+    std::string id(line.at("run_id").as_string());
+    auto unrouted = RunRecord(id);
+    EXPECT_EQ(unrouted["status"], "FAILED") << id;
+    EXPECT_EQ(unrouted["failure_reason"], "SERVER_SHUTDOWN") << id;
+    if (id != run_id) {
+      EXPECT_TRUE(unrouted["route"].is_null()) << "abandoned while routing";
+    }
+  }
   auto complete = LinesOf(lines, "shutdown_complete");
   ASSERT_EQ(complete.size(), 1u) << log;
-  EXPECT_EQ(complete[0].at("abandoned"), 1);
+  EXPECT_EQ(complete[0].at("abandoned"), 2);
   EXPECT_EQ(log.find(kMarker), std::string::npos) << "the question was logged:\n" << log;
 }
 
