@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/json.h"
+#include "core/json_writer.h"
 #include "core/text.h"
 
 namespace diagd::model::wire {
@@ -20,38 +21,61 @@ bj::string Utf8(std::string_view s) {
   return bj::string(text::SanitizeUtf8(s));
 }
 
-bj::object EncodeToolCall(const ToolCall& call) {
-  bj::object function;
-  function["name"] = Utf8(call.name);
-  function["arguments"] = Utf8(call.arguments);
-  bj::object out;
-  out["id"] = Utf8(call.id);
-  out["type"] = "function";
-  out["function"] = std::move(function);
-  return out;
+// The same rule, written straight into a request being streamed.
+void WriteText(json::JsonWriter& w, std::string_view s) {
+  if (text::IsValidUtf8(s)) {
+    w.String(s);
+  } else {
+    w.String(text::SanitizeUtf8(s));
+  }
 }
 
-bj::object EncodeMessage(const Message& message) {
-  bj::object out;
-  out["role"] = RoleName(message.role);
+void WriteToolCall(json::JsonWriter& w, const ToolCall& call) {
+  w.BeginObject().Key("id");
+  WriteText(w, call.id);
+  w.Key("type").String("function").Key("function").BeginObject().Key("name");
+  WriteText(w, call.name);
+  w.Key("arguments");
+  WriteText(w, call.arguments);
+  w.EndObject().EndObject();
+}
+
+void WriteMessage(json::JsonWriter& w, const Message& message) {
+  w.BeginObject().Key("role").String(RoleName(message.role)).Key("content");
   if (message.role == Role::kAssistant && !message.tool_calls.empty()) {
     // OpenAI's own shape: an assistant that only calls tools has null content.
     if (message.content.empty()) {
-      out["content"] = nullptr;
+      w.Null();
     } else {
-      out["content"] = Utf8(message.content);
+      WriteText(w, message.content);
     }
-    bj::array calls;
-    calls.reserve(message.tool_calls.size());
-    for (const ToolCall& call : message.tool_calls) calls.push_back(EncodeToolCall(call));
-    out["tool_calls"] = std::move(calls);
-    return out;
+    w.Key("tool_calls").BeginArray();
+    for (const ToolCall& call : message.tool_calls) WriteToolCall(w, call);
+    w.EndArray().EndObject();
+    return;
   }
   // Every other message carries a string, even an empty one: null content
   // without tool calls is refused by strict servers.
-  out["content"] = Utf8(message.content);
-  if (message.role == Role::kTool) out["tool_call_id"] = Utf8(message.tool_call_id);
-  return out;
+  WriteText(w, message.content);
+  if (message.role == Role::kTool) {
+    w.Key("tool_call_id");
+    WriteText(w, message.tool_call_id);
+  }
+  w.EndObject();
+}
+
+// About the size of the encoded request: its text, and room for escaping
+// (tool results are JSON, whose quotes double up).
+std::size_t EncodedSizeHint(const ChatRequest& request) {
+  std::size_t size = 1024;
+  for (const Message& message : request.messages) {
+    size += 64 + message.content.size() + message.content.size() / 4;
+    for (const ToolCall& call : message.tool_calls) size += 96 + 2 * call.arguments.size();
+  }
+  for (const FunctionTool& tool : request.tools) {
+    size += 64 + tool.description.size() + 2 * tool.parameters_schema.size();
+  }
+  return size;
 }
 
 Result<bj::object> EncodeTool(const FunctionTool& tool) {
@@ -183,28 +207,27 @@ Result<bj::value> ParseLenient(std::string_view body) {
 }  // namespace
 
 Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name) {
-  bj::object body;
-  body["model"] = Utf8(model_name);
-  bj::array messages;
-  messages.reserve(request.messages.size());
-  for (const Message& message : request.messages) messages.push_back(EncodeMessage(message));
-  body["messages"] = std::move(messages);
+  // Streamed, not built as a document first: a late turn carries every
+  // earlier tool result, and copying it into a tree costs as much again.
+  json::JsonWriter w(EncodedSizeHint(request));
+  w.BeginObject().Key("model");
+  WriteText(w, model_name);
+  w.Key("messages").BeginArray();
+  for (const Message& message : request.messages) WriteMessage(w, message);
+  w.EndArray();
   if (!request.tools.empty()) {
-    bj::array tools;
-    tools.reserve(request.tools.size());
+    w.Key("tools").BeginArray();
     for (const FunctionTool& tool : request.tools) {
       auto encoded = EncodeTool(tool);
       if (!encoded.has_value()) return encoded.error();
-      tools.push_back(std::move(*encoded));
+      w.Raw(json::Serialize(*encoded));
     }
-    body["tools"] = std::move(tools);
     // The harness runs one tool at a time (progress protocol); a server that
     // would batch calls must not.
-    body["tool_choice"] = "auto";
-    body["parallel_tool_calls"] = false;
+    w.EndArray().Key("tool_choice").String("auto").Key("parallel_tool_calls").Bool(false);
   }
-  body["stream"] = false;
-  return json::Serialize(body);
+  w.Key("stream").Bool(false).EndObject();
+  return w.Take();
 }
 
 Result<ChatResponse> DecodeResponse(std::string_view body) {

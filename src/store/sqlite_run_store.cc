@@ -112,12 +112,55 @@ Status SqliteRunStore::WriteRun(const app::RunRecord& run, bool replace) {
   if (Status valid = ValidateRun(run); !valid) return valid;
   Result<EncodedChildren> encoded = EncodeChildren(run);
   if (!encoded) return encoded.error();
-  std::string_view operation = replace ? "finish run" : "create run";
+  return Write([&](SqliteDb& db) { return WriteRunRows(db, run, *encoded, replace); });
+}
+
+Status SqliteRunStore::Write(std::function<Status(SqliteDb&)> apply) {
+  PendingWrite mine{std::move(apply)};
+  std::unique_lock lock(queue_mu_);
+  queue_.push_back(&mine);
+  while (!mine.done) {
+    if (committing_) {
+      queue_cv_.wait(lock);
+      continue;
+    }
+    // No commit in progress: this writer commits everything queued so far,
+    // its own write included (or a later group does, if an earlier leader
+    // took it; then it is done when it wakes).
+    committing_ = true;
+    std::vector<PendingWrite*> group;
+    group.swap(queue_);
+    lock.unlock();
+    CommitGroup(group);
+    lock.lock();
+    for (PendingWrite* write : group) write->done = true;
+    committing_ = false;
+    queue_cv_.notify_all();
+  }
+  return mine.result;
+}
+
+void SqliteRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {
   MutexLock lock(mu_);
   Transaction tx(*db_);
-  if (Status begun = tx.Begin(Transaction::Kind::kWrite, operation); !begun) return begun;
-  if (Status rows = WriteRunRows(*db_, run, *encoded, replace); !rows) return rows;
-  return tx.Commit();
+  if (Status begun = tx.Begin(Transaction::Kind::kWrite, "write"); !begun) {
+    for (PendingWrite* write : group) write->result = begun;
+    return;
+  }
+  for (PendingWrite* write : group) {
+    if (Status saved = db_->Exec("SAVEPOINT diagd_write", "write"); !saved) {
+      write->result = saved;
+      continue;
+    }
+    write->result = write->apply(*db_);
+    if (!write->result) (void)db_->Exec("ROLLBACK TO diagd_write", "write");
+    (void)db_->Exec("RELEASE diagd_write", "write");
+  }
+  if (Status committed = tx.Commit(); !committed) {
+    for (PendingWrite* write : group) {
+      if (write->result) write->result = committed;
+    }
+  }
 }
 
 Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& run_id) {
@@ -134,32 +177,31 @@ Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& 
 
 Status SqliteRunStore::AbandonRun(const std::string& run_id, const std::string& reason,
                                   WallTime finished_at, const std::vector<app::RunEvent>& events) {
-  MutexLock lock(mu_);
-  Transaction tx(*db_);
-  if (Status begun = tx.Begin(Transaction::Kind::kWrite, "abandon run"); !begun) return begun;
-  {
-    auto status = db_->Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "abandon run");
-    if (!status) return status.error();
-    status->Bind(1, run_id);
-    Result<bool> row = status->Step();
-    if (!row) return row.error();
-    if (!*row) return Error::NotFound("run store: abandon run: no such run");
-    if (status->Text(0) != "RUNNING") {
-      return Error::FailedPrecondition("run store: abandon run: the run is no longer running");
+  std::string finished = FormatRfc3339Millis(finished_at);
+  return Write([&](SqliteDb& db) -> Status {
+    {
+      auto status = db.Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "abandon run");
+      if (!status) return status.error();
+      status->Bind(1, run_id);
+      Result<bool> row = status->Step();
+      if (!row) return row.error();
+      if (!*row) return Error::NotFound("run store: abandon run: no such run");
+      if (status->Text(0) != "RUNNING") {
+        return Error::FailedPrecondition("run store: abandon run: the run is no longer running");
+      }
     }
-  }
-  auto update = db_->Prepare(
-      "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
-      "failure_reason = ?2, finished_at = ?3 WHERE run_id = ?1",
-      "abandon run");
-  if (!update) return update.error();
-  update->Bind(1, run_id).Bind(2, reason).Bind(3, FormatRfc3339Millis(finished_at));
-  if (Status written = update->Run(); !written) return written;
-  auto clear = db_->Prepare("DELETE FROM run_event WHERE run_id = ?1", "abandon run");
-  if (!clear) return clear.error();
-  if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
-  if (Status written = WriteEvents(*db_, run_id, events); !written) return written;
-  return tx.Commit();
+    auto update = db.Prepare(
+        "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
+        "failure_reason = ?2, finished_at = ?3 WHERE run_id = ?1",
+        "abandon run");
+    if (!update) return update.error();
+    update->Bind(1, run_id).Bind(2, reason).Bind(3, finished);
+    if (Status written = update->Run(); !written) return written;
+    auto clear = db.Prepare("DELETE FROM run_event WHERE run_id = ?1", "abandon run");
+    if (!clear) return clear.error();
+    if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
+    return WriteEvents(db, run_id, events);
+  });
 }
 
 Result<std::vector<app::RunEvent>> SqliteRunStore::RunEvents(const std::string& run_id,
@@ -208,22 +250,17 @@ Status SqliteRunStore::AppendTurn(const std::string& conversation_id,
     return Error::InvalidArgument("run store: a turn's role must be user or assistant");
   }
   std::string created_at = FormatRfc3339Millis(turn.created_at);
-  MutexLock lock(mu_);
-  Transaction tx(*db_);
-  if (Status begun = tx.Begin(Transaction::Kind::kWrite, "append turn"); !begun) return begun;
-  {
-    auto conversation = db_->Prepare(
+  return Write([&](SqliteDb& db) -> Status {
+    auto conversation = db.Prepare(
         "INSERT INTO conversation (conversation_id, created_at) VALUES (?1, ?2) "
         "ON CONFLICT (conversation_id) DO NOTHING",
         "append turn");
     if (!conversation) return conversation.error();
     conversation->Bind(1, conversation_id).Bind(2, created_at);
     if (Status written = conversation->Run(); !written) return written;
-  }
-  {
     // The next seq is computed inside the write transaction, so two
     // appends (from this or another process) never take the same one.
-    auto message = db_->Prepare(
+    auto message = db.Prepare(
         "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
         "created_at) SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4, ?5 "
         "FROM conversation_message WHERE conversation_id = ?1",
@@ -234,9 +271,8 @@ Status SqliteRunStore::AppendTurn(const std::string& conversation_id,
         .Bind(3, turn.content)
         .Bind(4, turn.run_id)
         .Bind(5, created_at);
-    if (Status written = message->Run(); !written) return written;
-  }
-  return tx.Commit();
+    return message->Run();
+  });
 }
 
 Result<std::vector<app::ConversationTurn>> SqliteRunStore::RecentTurns(

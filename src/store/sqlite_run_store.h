@@ -3,14 +3,20 @@
 // docs/run-store.md.
 //
 // Thread safety: safe for concurrent use. One connection, guarded by one
-// mutex: every call runs its statements (and its transaction) alone. Calls
-// are short (a run writes its record twice), so serializing them costs less
-// than a pool of connections would in locking and code; other processes may
-// share the file (WAL, busy_timeout).
+// mutex: every call runs its statements alone. Writes are group-committed:
+// concurrent writers queue their statements and one of them commits them all
+// in one transaction, each under its own savepoint, so a busy server pays
+// one fsync for many runs' writes instead of one each, and one failing
+// write never undoes another. Other processes may share the file (WAL,
+// busy_timeout).
 #pragma once
 
+#include <condition_variable>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "app/run_store.h"
 #include "core/clock.h"
@@ -62,10 +68,23 @@ class SqliteRunStore final : public app::RunStore {
  private:
   explicit SqliteRunStore(std::unique_ptr<SqliteDb> db);
 
+  // One write, committed with whatever other writes are queued with it.
+  struct PendingWrite {
+    std::function<Status(SqliteDb&)> apply;  // runs inside the group's transaction
+    Status result = OkStatus();
+    bool done = false;
+  };
   Status WriteRun(const app::RunRecord& run, bool replace) EXCLUDES(mu_);
+  Status Write(std::function<Status(SqliteDb&)> apply) EXCLUDES(mu_);
+  void CommitGroup(const std::vector<PendingWrite*>& group) EXCLUDES(mu_);
 
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
+  // The group commit's queue (plain std types: waited on with a condition).
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::vector<PendingWrite*> queue_;  // guarded by queue_mu_
+  bool committing_ = false;           // guarded by queue_mu_
 };
 
 }  // namespace diagd::store

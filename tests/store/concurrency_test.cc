@@ -159,3 +159,49 @@ TEST(SqliteRunStoreConcurrency, ConcurrentAppendsToOneConversationKeepEveryTurnI
 
 }  // namespace
 }  // namespace diagd::store
+
+namespace diagd::store {
+namespace {
+
+// Concurrent writes are committed in groups, each under its own savepoint:
+// writes that fail (a second create of one run id) never undo the writes
+// committed with them, and every caller gets its own write's status.
+TEST(SqliteRunStoreGroupCommit, FailingWritesInAGroupLeaveTheOthersCommitted) {
+  testing::TempDir dir;
+  ManualClock clock(testing::At(0));
+  auto opened = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  ASSERT_TRUE(opened) << opened.error().ToString();
+  SqliteRunStore& store = **opened;
+  ASSERT_TRUE(store.CreateRun(testing::RunningRun("taken", testing::At(0))));
+
+  constexpr int kThreads = 16;
+  constexpr int kRounds = 20;
+  std::atomic<int> created{0}, refused{0}, wrong_code{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        bool duplicate = (t + i) % 2 == 0;
+        std::string id = duplicate ? "taken" : "t" + std::to_string(t) + "-" + std::to_string(i);
+        Status status = store.CreateRun(testing::RunningRun(id, testing::At(i)));
+        if (status) {
+          ++created;
+        } else if (status.error().code == ErrorCode::kFailedPrecondition) {
+          ++refused;
+        } else {
+          ++wrong_code;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(created, kThreads * kRounds / 2);
+  EXPECT_EQ(refused, kThreads * kRounds / 2);
+  EXPECT_EQ(wrong_code, 0);
+  auto runs = store.ListRuns(200);
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(runs->size(), 161u) << "every created run, and the first one";
+}
+
+}  // namespace
+}  // namespace diagd::store

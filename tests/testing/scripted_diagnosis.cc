@@ -6,40 +6,39 @@
 namespace diagd::testing {
 namespace {
 
-// The tool messages of the request, in order.
-std::vector<const boost::json::object*> ToolResults(const boost::json::value& request) {
-  std::vector<const boost::json::object*> results;
-  if (!request.is_object()) return results;
-  const auto* messages = request.as_object().if_contains("messages");
-  if (messages == nullptr || !messages->is_array()) return results;
-  for (const auto& message : messages->as_array()) {
-    if (message.is_object() && message.as_object().if_contains("role") != nullptr &&
-        message.at("role") == "tool") {
-      results.push_back(&message.as_object());
-    }
+// The request body is the diagd client's own compact JSON, so its tool
+// messages read as text without parsing the whole conversation (a load
+// driver answers thousands of them).
+constexpr std::string_view kToolRole = R"("role":"tool")";
+
+int CountToolResults(std::string_view body) {
+  int count = 0;
+  for (auto at = body.find(kToolRole); at != std::string_view::npos;
+       at = body.find(kToolRole, at + 1)) {
+    ++count;
   }
-  return results;
+  return count;
 }
 
-bool FoundEvidence(const boost::json::object& tool_message) {
-  const auto* content = tool_message.if_contains("content");
-  if (content == nullptr || !content->is_string()) return false;
-  boost::system::error_code ec;
-  auto observation = boost::json::parse(content->as_string(), ec);
-  return !ec && observation.is_object() &&
-         observation.as_object().if_contains("evidence_status") != nullptr &&
-         observation.at("evidence_status") == "EVIDENCE_FOUND";
+// Whether the last tool result found evidence (its observation, escaped in
+// the message content, says so).
+bool LastResultFoundEvidence(std::string_view body) {
+  auto last = body.rfind(kToolRole);
+  if (last == std::string_view::npos) return false;
+  auto content = body.find(R"("content":)", last);
+  auto after = content == std::string_view::npos ? body.substr(last) : body.substr(content);
+  return after.substr(0, after.find(R"(},{"role")")).find(R"(\"evidence_status\":\"EVIDENCE_FOUND\")") !=
+         std::string_view::npos;
 }
 
 ScriptedReply NextAgentTurn(const ScriptedModelServer::RecordedRequest& request, int tool_turns) {
-  auto results = ToolResults(request.json);
-  int done = static_cast<int>(results.size());
+  int done = CountToolResults(request.body);
   if (done < tool_turns) {
     boost::json::object input{{"topic", "payment-service"},
                               {"query", "HikariPool"},
                               {"lookback_minutes", 60 + done}};  // a new scope each turn
     boost::json::object envelope{{"input", input}};
-    if (done > 0 && FoundEvidence(*results.back())) {
+    if (done > 0 && LastResultFoundEvidence(request.body)) {
       envelope["previous_observation"] = {{"tool_call_id", "call_" + std::to_string(done)},
                                           {"information_gain", "GAINED"}};
     }

@@ -167,7 +167,16 @@ void ScriptedModelServer::set_record_requests(bool record) {
 
 LoopbackHttpServer::Response ScriptedModelServer::Play(const LoopbackHttpServer::Request& request) {
   RecordedRequest recorded{request.method, request.target, request.headers, request.body, nullptr};
-  if (auto parsed = json::Parse(request.body); parsed.has_value()) recorded.json = *parsed;
+  bool record = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    record = record_;
+  }
+  // Parsing a long conversation costs more than answering it: a load driver
+  // that does not record reads the body text instead.
+  if (record) {
+    if (auto parsed = json::Parse(request.body); parsed.has_value()) recorded.json = *parsed;
+  }
   bool completion = request.method == "POST" && request.target == "/v1/chat/completions";
 
   ScriptedReply reply;

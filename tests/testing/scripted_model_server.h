@@ -124,7 +124,8 @@ class ScriptedModelServer {
   std::vector<RecordedRequest> Requests() const;
   std::size_t Remaining() const;
   // On by default; a benchmark sending thousands of requests turns it off so
-  // as not to keep every body (the responder still sees each request).
+  // as not to keep (or parse) every body: the responder still sees each
+  // request, with `json` null, and reads `body`.
   void set_record_requests(bool record);
 
  private:
