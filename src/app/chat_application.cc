@@ -157,6 +157,9 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
                               {"user", request.message, result.run_id, record.created_at});
   (void)deps_.runs.AppendTurn(result.conversation_id, {"assistant", ChatResultText(result, english),
                                                        result.run_id, *record.finished_at});
+  // Everything that reads the run's canonical records (guards, fallback,
+  // process) is done, and the run is stored.
+  deps_.canonical_store.ForgetRun(result.run_id);
   events.OnRunRecorded(record);
   events.DeliverClosing();
   return result;

@@ -19,10 +19,23 @@ Status MemoryCanonicalStore::Put(CanonicalRecord record) {
   auto key = std::make_pair(record.run_id, record.tool_call_id);
   MutexLock lock(mu_);
   DropExpired(now);
+  if (auto earlier = entries_.find(key); earlier != entries_.end()) {
+    expiry_.erase(earlier->second.expiry);
+    entries_.erase(earlier);
+  }
   MonoTime expires = now + ttl_;
-  entries_.insert_or_assign(key, Entry{std::move(record), expires});
-  expiry_.emplace(expires, std::move(key));
+  auto expiry = expiry_.emplace(expires, key);
+  entries_.emplace(std::move(key), Entry{std::move(record), expires, expiry});
   return OkStatus();
+}
+
+void MemoryCanonicalStore::ForgetRun(const std::string& run_id) {
+  MutexLock lock(mu_);
+  auto it = entries_.lower_bound({run_id, std::string()});
+  while (it != entries_.end() && it->first.first == run_id) {
+    expiry_.erase(it->second.expiry);
+    it = entries_.erase(it);
+  }
 }
 
 Result<std::optional<CanonicalRecord>> MemoryCanonicalStore::Get(const std::string& run_id,
@@ -38,10 +51,8 @@ Result<std::optional<CanonicalRecord>> MemoryCanonicalStore::Get(const std::stri
 
 void MemoryCanonicalStore::DropExpired(MonoTime now) {
   while (!expiry_.empty() && expiry_.begin()->first <= now) {
-    auto node = expiry_.extract(expiry_.begin());
-    auto found = entries_.find(node.mapped());
-    // A key put again later has a later expiry: keep it.
-    if (found != entries_.end() && found->second.expires <= now) entries_.erase(found);
+    entries_.erase(expiry_.begin()->second);
+    expiry_.erase(expiry_.begin());
   }
 }
 

@@ -57,10 +57,15 @@ class CanonicalInvocationStore {
   // only when the store itself failed.
   virtual Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
                                                      const std::string& tool_call_id) = 0;
+  // The run is finished and stored: nothing reads its records any more.
+  // A store private to this process frees them now (a server finishing
+  // many runs an hour must not hold each for the whole TTL); a shared one
+  // may leave them to their TTL.
+  virtual void ForgetRun(const std::string& run_id) = 0;
 };
 
-// Records live for `ttl` after they are put. Expired records are dropped
-// lazily, on later puts.
+// Records live for `ttl` after they are put, or until their run is
+// forgotten. Expired records are dropped lazily, on later puts.
 class MemoryCanonicalStore final : public CanonicalInvocationStore {
  public:
   MemoryCanonicalStore(std::chrono::seconds ttl, const Clock& clock) : ttl_(ttl), clock_(clock) {}
@@ -68,21 +73,25 @@ class MemoryCanonicalStore final : public CanonicalInvocationStore {
   Status Put(CanonicalRecord record) override;
   Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
                                              const std::string& tool_call_id) override;
+  void ForgetRun(const std::string& run_id) override;
 
   std::size_t SizeForTest();
 
  private:
+  using Key = std::pair<std::string, std::string>;  // (run id, tool call id)
+  using Expiry = std::multimap<MonoTime, Key>;
   struct Entry {
     CanonicalRecord record;
     MonoTime expires;
+    Expiry::iterator expiry;  // its one node in expiry_
   };
   void DropExpired(MonoTime now) REQUIRES(mu_);
 
   const std::chrono::seconds ttl_;
   const Clock& clock_;
   Mutex mu_;
-  std::map<std::pair<std::string, std::string>, Entry> entries_ GUARDED_BY(mu_);
-  std::multimap<MonoTime, std::pair<std::string, std::string>> expiry_ GUARDED_BY(mu_);
+  std::map<Key, Entry> entries_ GUARDED_BY(mu_);
+  Expiry expiry_ GUARDED_BY(mu_);  // exactly one node per entry
 };
 
 }  // namespace diagd::tools

@@ -160,6 +160,7 @@ class MixedUpStore final : public tools::CanonicalInvocationStore {
     if (id == "call_8") return real_.Get("run-2", "call_9");
     return real_.Get(run_id, id);
   }
+  void ForgetRun(const std::string& run_id) override { real_.ForgetRun(run_id); }
   bool fail_ = false;
 
  private:

@@ -120,6 +120,7 @@ class FailingStore final : public CanonicalInvocationStore {
   Result<std::optional<CanonicalRecord>> Get(const std::string&, const std::string&) override {
     return Error::Unavailable("redis down");
   }
+  void ForgetRun(const std::string&) override {}
 };
 
 TEST_F(BoundaryTest, AResultThatCannotBeStoredIsReportedAsUnavailable) {
@@ -145,6 +146,33 @@ TEST(MemoryCanonicalStore, ExpiresRecordsAfterTheTtl) {
   record.tool_call_id = "c2";
   ASSERT_TRUE(store.Put(record));
   EXPECT_EQ(store.SizeForTest(), 1u) << "expired records are dropped on later puts";
+}
+
+TEST(MemoryCanonicalStore, AForgottenRunLosesItsRecordsAndNoOtherRunDoes) {
+  ManualClock clock;
+  MemoryCanonicalStore store(std::chrono::seconds(10), clock);
+  CanonicalRecord record;
+  for (const char* run : {"r1", "r10", "r2"}) {
+    for (const char* call : {"c1", "c2"}) {
+      record.run_id = run;
+      record.tool_call_id = call;
+      ASSERT_TRUE(store.Put(record));
+    }
+  }
+  ASSERT_TRUE(store.Put(record));  // r2/c2 again: replaced, still one record
+  EXPECT_EQ(store.SizeForTest(), 6u);
+  store.ForgetRun("r1");
+  EXPECT_EQ(store.SizeForTest(), 4u);
+  EXPECT_FALSE(store.Get("r1", "c1")->has_value());
+  EXPECT_TRUE(store.Get("r10", "c1")->has_value()) << "a run id that starts the same is another run";
+  EXPECT_TRUE(store.Get("r2", "c2")->has_value());
+  store.ForgetRun("r-unknown");
+  EXPECT_EQ(store.SizeForTest(), 4u);
+  // The remaining records still expire, once each.
+  clock.Advance(std::chrono::seconds(10));
+  record.run_id = "r3";
+  ASSERT_TRUE(store.Put(record));
+  EXPECT_EQ(store.SizeForTest(), 1u);
 }
 
 }  // namespace

@@ -90,6 +90,12 @@ TEST_F(ChatServiceTest, TheRunStreamIsNumberedOrderedStoredAndShownAfterTheRunIs
   EXPECT_EQ(watcher.typed_progress_, progress) << "typed callbacks still reach the watcher";
   EXPECT_TRUE(watcher.stored_before_result_);
 
+  // The finished run's canonical records are freed, not kept for the TTL.
+  auto* canonical =
+      dynamic_cast<tools::MemoryCanonicalStore*>((*service)->tools->canonical_store.get());
+  ASSERT_NE(canonical, nullptr);
+  EXPECT_EQ(canonical->SizeForTest(), 0u);
+
   auto stored = (*service)->runs->RunEvents(result->run_id, 0);
   ASSERT_TRUE(stored.has_value());
   ASSERT_EQ(stored->size(), events.size());
