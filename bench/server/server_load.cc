@@ -14,7 +14,8 @@
 // server's memory per concurrent run (peak RSS during the load minus RSS
 // after a warm-up run, over N).
 //
-//   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--diagd PATH]
+//   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
+//               [--diagd PATH]
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +51,7 @@ struct Options {
   int runs = 1000;
   int tool_turns = 7;
   int latency_ms = 200;
+  int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   std::string diagd = DIAGD_BINARY;
 };
 
@@ -97,7 +99,9 @@ std::string ReadFile(const fs::path& path) {
   return s.str();
 }
 
-void WriteConfig(const fs::path& dir, int port, const std::string& model_url, int runs) {
+void WriteConfig(const fs::path& dir, int port, const std::string& model_url,
+                 const Options& options) {
+  int runs = options.runs;
   std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
   std::ofstream(dir / "diagd.toml")
       << "now = \"2026-11-29T10:30:00Z\"\n"
@@ -110,7 +114,8 @@ void WriteConfig(const fs::path& dir, int port, const std::string& model_url, in
       << "[harness]\nmax_run_seconds = 600\n"
       << "[tools.documents]\npath = \"" << demo << "/docs\"\ncache_path = \""
       << (dir / "cache").string() << "\"\n"
-      << "[tools.logs]\npath = \"" << demo << "/logs\"\n"
+      << "[tools.logs]\npath = \"" << demo << "/logs\"\nmax_events = " << options.max_events
+      << "\n"
       << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
 }
 
@@ -190,6 +195,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--runs") options.runs = std::atoi(argv[i + 1]);
     if (flag == "--tool-turns") options.tool_turns = std::atoi(argv[i + 1]);
     if (flag == "--latency-ms") options.latency_ms = std::atoi(argv[i + 1]);
+    if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
   }
   return options;
@@ -201,11 +207,22 @@ int main(int argc, char** argv) {
   Options options = Parse(argc, argv);
   fs::path dir = fs::temp_directory_path() / ("diagd-server-load-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  diagd::testing::ScriptedModelServer model(diagd::testing::ScriptedDiagnosis(
-      options.tool_turns, std::chrono::milliseconds(options.latency_ms)));
+  // The scripted diagnosis, noting the largest request it is sent (a run's
+  // last turn: the whole conversation so far).
+  std::atomic<std::size_t> largest_request{0};
+  auto script = diagd::testing::ScriptedDiagnosis(options.tool_turns,
+                                                  std::chrono::milliseconds(options.latency_ms));
+  diagd::testing::ScriptedModelServer model(
+      [&](const diagd::testing::ScriptedModelServer::RecordedRequest& request) {
+        std::size_t size = request.body.size();
+        std::size_t seen = largest_request.load();
+        while (size > seen && !largest_request.compare_exchange_weak(seen, size)) {
+        }
+        return script(request);
+      });
   model.set_record_requests(false);
   int port = FreePort();
-  WriteConfig(dir, port, model.BaseUrl(), options.runs);
+  WriteConfig(dir, port, model.BaseUrl(), options);
 
   pid_t server = fork();
   if (server == 0) {
@@ -271,6 +288,8 @@ int main(int argc, char** argv) {
   double wall_s = std::chrono::duration<double>(finished - started).count();
   std::printf("runs            %d concurrent, %d tool calls + %d model calls each, %d ms per model call\n",
               options.runs, options.tool_turns, options.tool_turns + 2, options.latency_ms);
+  std::printf("tool results    up to %d log events each; largest model request %.1f KiB\n",
+              options.max_events, largest_request.load() / 1024.0);
   std::printf("completed       %d / %d released DIAGNOSIS\n", ok, options.runs);
   std::printf("wall time       %.2f s (floor %.2f s)\n", wall_s,
               (options.tool_turns + 2) * options.latency_ms / 1000.0);
