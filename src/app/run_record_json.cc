@@ -25,6 +25,19 @@ void RouteOrNull(const std::string& route, JsonWriter& w) {
   }
 }
 
+// The fields a run record and a run list row share (RunRecord or
+// RunSummary).
+template <typename Run>
+void WriteSummaryFields(const Run& run, JsonWriter& w) {
+  w.Key("run_id").String(run.run_id).Key("conversation_id").String(run.conversation_id);
+  w.Key("route");
+  RouteOrNull(run.route, w);
+  w.Key("status").String(run.status).Key("release_outcome");
+  OptionalString(run.release_outcome, w);
+  w.Key("fallback_code");
+  OptionalString(run.fallback_code, w);
+}
+
 void WriteTraceEvent(const harness::TraceEvent& event, JsonWriter& w) {
   w.BeginObject()
       .Key("seq").Int(event.seq)
@@ -45,18 +58,9 @@ void WriteTraceEvent(const harness::TraceEvent& event, JsonWriter& w) {
 
 std::string RunRecordJson(const RunRecord& run) {
   JsonWriter w(4096);
-  w.BeginObject()
-      .Key("run_id").String(run.run_id)
-      .Key("conversation_id").String(run.conversation_id)
-      .Key("route");
-  RouteOrNull(run.route, w);
-  w.Key("status").String(run.status)
-      .Key("internal_status").String(run.internal_status)
-      .Key("release_outcome");
-  OptionalString(run.release_outcome, w);
-  w.Key("fallback_code");
-  OptionalString(run.fallback_code, w);
-  w.Key("stop_reason");
+  w.BeginObject();
+  WriteSummaryFields(run, w);
+  w.Key("internal_status").String(run.internal_status).Key("stop_reason");
   OptionalString(run.stop_reason, w);
   w.Key("failure_reason");
   OptionalString(run.failure_reason, w);
@@ -96,16 +100,8 @@ std::string RunListJson(const std::vector<RunSummary>& runs) {
   JsonWriter w;
   w.BeginObject().Key("runs").BeginArray();
   for (const auto& run : runs) {
-    w.BeginObject()
-        .Key("run_id").String(run.run_id)
-        .Key("conversation_id").String(run.conversation_id)
-        .Key("route");
-    RouteOrNull(run.route, w);
-    w.Key("status").String(run.status)
-        .Key("release_outcome");
-    OptionalString(run.release_outcome, w);
-    w.Key("fallback_code");
-    OptionalString(run.fallback_code, w);
+    w.BeginObject();
+    WriteSummaryFields(run, w);
     w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
   }
   w.EndArray().EndObject();
