@@ -17,7 +17,8 @@ namespace diagd::app {
 
 class ChatObserver : public harness::ToolProgressObserver {
  public:
-  virtual void OnRunStarted(const std::string& /*run_id*/, const std::string& /*conversation_id*/) {}
+  virtual void OnRunStarted(const std::string& /*run_id*/,
+                            const std::string& /*conversation_id*/) {}
   virtual void OnRouted(Route /*route*/) {}
   void OnToolProgress(const harness::ToolProgress& /*progress*/) override {}
   // Each event of the run's stream, in order. `result` and `done` come

@@ -90,6 +90,11 @@ Result<Response, Failure> Send(const Request& request) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  // A handle's buffers live while the model thinks, once per waiting run:
+  // libcurl's smallest upload buffer (not 64 KiB: a long conversation is
+  // sent through it) and a 4 KiB receive buffer (answers are small).
+  curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
+  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 4096L);
 
   CURLcode code = curl_easy_perform(h);
   if (sink.too_large) {

@@ -16,7 +16,9 @@ struct ApiError {
   std::string message;
 };
 
-inline ApiError InvalidJson(std::string message) { return {400, "INVALID_JSON", std::move(message)}; }
+inline ApiError InvalidJson(std::string message) {
+  return {400, "INVALID_JSON", std::move(message)};
+}
 inline ApiError InvalidRequest(std::string message) {
   return {400, "INVALID_REQUEST", std::move(message)};
 }

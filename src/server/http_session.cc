@@ -1,7 +1,6 @@
 // One client connection: reads requests within the configured limits,
 // authenticates, routes (CONTRACT.md section 11) and answers, with SSE for
 // the run streams.
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <charconv>
 #include <optional>
 
@@ -152,7 +151,9 @@ struct Exchange {
     server.metrics.RecordHttpRequest(route, static_cast<int>(response.result_int()));
     co_return co_await Send(stream, std::move(response), request.keep_alive() && !close);
   }
-  asio::awaitable<bool> Fail(const ApiError& error) { co_return co_await Reply(ErrorResponse(error)); }
+  asio::awaitable<bool> Fail(const ApiError& error) {
+    co_return co_await Reply(ErrorResponse(error));
+  }
   asio::awaitable<bool> StoreFailed() {
     co_return co_await Reply(ErrorResponse({500, "INTERNAL", "the run store failed"}), true);
   }
@@ -215,8 +216,9 @@ asio::awaitable<bool> Chat(Exchange& ex) {
   if (live == nullptr) {
     bool closing = ex.server.shutting_down;
     ex.server.metrics.RecordRejectedChat(closing ? "SHUTTING_DOWN" : "OVERLOADED");
-    co_return co_await ex.Fail(Overloaded(closing ? "the server is shutting down; ask again"
-                                                  : "too many runs are running and waiting; ask again"));
+    co_return co_await ex.Fail(
+        Overloaded(closing ? "the server is shutting down; ask again"
+                           : "too many runs are running and waiting; ask again"));
   }
   bool stream = ex.request[http::field::accept].find("text/event-stream") != std::string_view::npos;
   PendingAnswer pending(ex.server, stream);
@@ -357,7 +359,8 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket) 
     parser.header_limit(static_cast<std::uint32_t>(server.config.max_header_bytes));
     parser.body_limit(static_cast<std::uint64_t>(server.config.max_body_bytes));
     stream.expires_after(kReadTimeout);
-    auto [header_error, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
+    auto [header_error, header_bytes] =
+        co_await http::async_read_header(stream, buffer, parser, kNoThrow);
     if (header_error == http::error::header_limit) {
       co_await RefuseUnread(server, stream, InvalidRequest("the request headers are too large"));
       break;

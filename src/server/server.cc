@@ -141,10 +141,11 @@ int Server::Run(bool handle_signals) {
     });
   }
   asio::co_spawn(server.io, Accept(server), asio::detached);
+  const config::ServerConfig& config = server.config;
   server.log.Info("listening", {{"port", std::int64_t{server.port}},
-                                {"max_concurrent_runs", std::int64_t{server.config.max_concurrent_runs}},
-                                {"max_queued_runs", std::int64_t{server.config.max_queued_runs}},
-                                {"auth", server.config.auth_tokens.empty() ? "off" : "bearer"}});
+                                {"max_concurrent_runs", std::int64_t{config.max_concurrent_runs}},
+                                {"max_queued_runs", std::int64_t{config.max_queued_runs}},
+                                {"auth", config.auth_tokens.empty() ? "off" : "bearer"}});
   server.io.run();
   return server.abandoned;
 }

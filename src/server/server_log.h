@@ -30,7 +30,8 @@ class ServerLog {
   void Error(std::string_view event, std::initializer_list<LogField> fields = {});
 
  private:
-  void Write(std::string_view level, std::string_view event, std::initializer_list<LogField> fields);
+  void Write(std::string_view level, std::string_view event,
+             std::initializer_list<LogField> fields);
 
   Mutex mu_;
   std::ostream& out_ GUARDED_BY(mu_);

@@ -55,10 +55,12 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
 
 }  // namespace
 
-Status WriteEvents(SqliteDb& db, const std::string& run_id, const std::vector<app::RunEvent>& events) {
+Status WriteEvents(SqliteDb& db, const std::string& run_id,
+                   const std::vector<app::RunEvent>& events) {
   for (const app::RunEvent& event : events) {
-    auto insert = db.Prepare("INSERT INTO run_event (run_id, id, name, data) VALUES (?1, ?2, ?3, ?4)",
-                             "write run events");
+    auto insert = db.Prepare(
+        "INSERT INTO run_event (run_id, id, name, data) VALUES (?1, ?2, ?3, ?4)",
+        "write run events");
     if (!insert) return insert.error();
     insert->Bind(1, run_id).Bind(2, event.id).Bind(3, event.name).Bind(4, event.data);
     if (Status written = insert->Run(); !written) return written;

@@ -31,7 +31,8 @@ Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildr
                     bool replace);
 
 // Inserts `events` (the caller cleared or never had any).
-Status WriteEvents(SqliteDb& db, const std::string& run_id, const std::vector<app::RunEvent>& events);
+Status WriteEvents(SqliteDb& db, const std::string& run_id,
+                   const std::vector<app::RunEvent>& events);
 // The run's events with an id above `after_id`, in order.
 Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
                                               std::int64_t after_id);
