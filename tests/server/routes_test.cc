@@ -168,6 +168,18 @@ TEST_F(RoutesTest, MalformedAndWrongRequestsGetClearJsonErrors) {
   }
 }
 
+TEST_F(RoutesTest, AHostileLongQuestionIsAnsweredAndTheServerStaysUp) {
+  // Long blank and digit runs around time words: recursive regular
+  // expressions on a run's small stack must not be able to overflow it.
+  std::string message = "最近" + std::string(30000, ' ') + "小时 last " + std::string(20000, '1') +
+                        " hours 订单服务 500";
+  boost::json::object body{{"message", message}};
+  auto reply = server_.PostChat(boost::json::serialize(body));
+  ASSERT_EQ(reply.status, 200) << reply.body.substr(0, 300);
+  EXPECT_TRUE(Json(reply.body).contains("release_outcome"));
+  EXPECT_EQ(server_.Get("/healthz").status, 200);
+}
+
 TEST(RoutesLimits, OversizedBodiesAndHeadersAreRefused) {
   FixtureOptions options;
   options.max_body_bytes = 1024;

@@ -96,6 +96,7 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
 }
 
 constexpr std::size_t kMaxQuestionBytes = 4096;
+constexpr std::size_t kMaxRegexBytes = 1024;
 
 constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统",    "模块",
                                           "-service", " service", "service", "_service"};
@@ -351,8 +352,13 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   }
   analysis.unknown_services = std::move(unknown);
 
-  ReadSymptoms(text, folded, analysis);
-  ReadTime(text, analysis);
+  // libstdc++'s regular expressions recurse about 300 bytes of stack per
+  // character a match attempt spans: on a run's small stack (server) a long
+  // blank stretch would overflow it. Time words and status codes survive
+  // collapsed white space, and sit near the start of a question.
+  std::string regex_text = text::TruncateBytes(text::CollapseWhitespace(text), kMaxRegexBytes);
+  ReadSymptoms(regex_text, folded, analysis);
+  ReadTime(regex_text, analysis);
   return analysis;
 }
 
