@@ -317,14 +317,9 @@ namespace {
 using testing::At;
 using testing::RunningRun;
 
-class RunEventsTest : public ::testing::Test {
+// The run's event stream, stored with the run (schema v2).
+class RunEventsTest : public SqliteRunStoreTest {
  protected:
-  void SetUp() override {
-    auto opened = SqliteRunStore::Open("sqlite::memory:", clock_);
-    ASSERT_TRUE(opened) << opened.error().ToString();
-    store_ = std::move(*opened);
-  }
-
   static std::vector<app::RunEvent> Stream() {
     return {{1, "run", R"({"run_id":"r"})"},
             {2, "route", R"({"route":"DIAGNOSIS"})"},
@@ -332,9 +327,6 @@ class RunEventsTest : public ::testing::Test {
             {4, "result", R"({"run_id":"r"})"},
             {5, "done", "{}"}};
   }
-
-  ManualClock clock_{At(0)};
-  std::unique_ptr<SqliteRunStore> store_;
 };
 
 std::vector<std::int64_t> Ids(const std::vector<app::RunEvent>& events) {
