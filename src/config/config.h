@@ -85,7 +85,7 @@ struct ServerConfig {
   // Beyond CONTRACT.md section 9 (docs/configuration.md):
   int max_header_bytes = 16384;      // request line and headers together
   int max_connections = 4096;        // open client connections; past it: 503
-  int shutdown_grace_seconds = 30;   // on SIGTERM: how long running runs may finish
+  int shutdown_grace_seconds = 25;   // on SIGTERM: how long running runs may finish
 };
 
 struct StorageConfig {

@@ -4,7 +4,11 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <atomic>
 #include <csignal>
+#include <thread>
+#include <vector>
 
 #include "server/server_impl.h"
 
@@ -16,6 +20,7 @@ constexpr auto kDrainPoll = std::chrono::milliseconds(50);
 // After abandoning runs: how long clients still owed an answer (streams,
 // JSON chats) get to receive their last events.
 constexpr auto kFlushStreams = std::chrono::seconds(2);
+constexpr std::size_t kAbandonWriters = 16;
 
 // Lets the server hold max_connections clients plus their runs' own
 // sockets: raise the soft open-file limit to the hard one.
@@ -49,21 +54,38 @@ asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
 }
 
 // Ends every run still executing as FAILED with failure_reason
-// SERVER_SHUTDOWN: its watchers get an `error` and `done`, the store the
-// same stream.
+// SERVER_SHUTDOWN: its watchers get an `error` and `done` at once, the store
+// the same stream. The store writes go out from several threads, so its
+// group commit writes a thousand abandoned runs in a few transactions
+// rather than one fsync each (seconds the orchestrator may not wait).
 void AbandonRunning(Server::Impl& server) {
+  struct Abandoned {
+    std::string run_id;
+    std::vector<app::RunEvent> events;
+  };
+  std::vector<Abandoned> abandoned;
   for (const auto& live : server.live.All()) {
     auto events = live->CloseWithError(app::kRunAbandoned,
                                        "the server shut down before the run finished");
-    if (!events) continue;
-    std::string run_id = live->run_id();
-    Status stored = server.service.runs->AbandonRun(run_id, "SERVER_SHUTDOWN",
-                                                    std::chrono::system_clock::now(), *events);
-    ++server.abandoned;
-    server.log.Warn("run_abandoned", {{"run_id", run_id},
-                                      {"stored", stored ? LogValue(std::string_view("FAILED"))
-                                                        : LogValue(stored.error().message)}});
+    if (events) abandoned.push_back({live->run_id(), std::move(*events)});
   }
+  server.abandoned = static_cast<int>(abandoned.size());
+  WallTime now = std::chrono::system_clock::now();
+  std::atomic<std::size_t> next{0};
+  auto store = [&] {
+    for (std::size_t i = next++; i < abandoned.size(); i = next++) {
+      const Abandoned& run = abandoned[i];
+      Status stored = server.service.runs->AbandonRun(run.run_id, "SERVER_SHUTDOWN", now, run.events);
+      server.log.Warn("run_abandoned", {{"run_id", run.run_id},
+                                        {"stored", stored ? LogValue(std::string_view("FAILED"))
+                                                          : LogValue(stored.error().message)}});
+    }
+  };
+  std::vector<std::thread> writers;
+  for (std::size_t t = 0; t < std::min(kAbandonWriters, abandoned.size()); ++t) {
+    writers.emplace_back(store);
+  }
+  for (auto& writer : writers) writer.join();
 }
 
 asio::awaitable<void> ShutDown(Server::Impl& server) {

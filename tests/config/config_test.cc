@@ -102,6 +102,7 @@ TEST(Config, DefaultsWithNoFile) {
   EXPECT_EQ(config.server.max_concurrent_runs, 1000);
   EXPECT_EQ(config.server.max_queued_runs, 1000);
   EXPECT_EQ(config.server.max_body_bytes, 65536);
+  EXPECT_EQ(config.server.shutdown_grace_seconds, 25) << "below Kubernetes' default 30 s";
   EXPECT_EQ(config.storage.runs, "sqlite:/etc/diagd/data/diagd.db");
   EXPECT_EQ(config.storage.canonical, "memory:");
   EXPECT_EQ(config.storage.canonical_ttl_seconds, 3600);

@@ -402,6 +402,40 @@ TEST_F(ServeBinary, SigtermLetsARunningRunFinishWithinTheGracePeriod) {
   EXPECT_EQ(complete[0].at("abandoned"), 0);
 }
 
+TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1));
+  constexpr int kRuns = 40;
+  std::vector<HttpReply> replies(kRuns);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kRuns; ++i) {
+    clients.emplace_back([&, i] {
+      replies[i] = Request(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+    });
+  }
+  while (boost::json::parse(Request(port_, "GET", "/api/v1/runs?limit=200").body)
+             .at("runs").as_array().size() < kRuns) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  for (auto& client : clients) client.join();
+  for (const auto& reply : replies) {
+    EXPECT_EQ(reply.status, 500) << reply.body;
+    EXPECT_NE(reply.body.find("RUN_ABANDONED"), std::string::npos) << reply.body;
+  }
+  auto exit_status = WaitServeExit(seconds(10));
+  ASSERT_TRUE(exit_status.has_value()) << Log();
+  EXPECT_EQ(*exit_status, 0);
+  auto lines = LogLines(Log());
+  auto abandoned = LinesOf(lines, "run_abandoned");
+  ASSERT_EQ(abandoned.size(), std::size_t{kRuns}) << Log();
+  for (const auto& line : abandoned) {
+    EXPECT_EQ(line.at("stored"), "FAILED") << Log();
+    std::string id(line.at("run_id").as_string());
+    EXPECT_EQ(RunRecord(id)["failure_reason"], "SERVER_SHUTDOWN") << id;
+  }
+}
+
 TEST_F(ServeBinary, RefusesToListenBeyondLoopbackWithoutTokens) {
   ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
   WriteConfig(model.BaseUrl(), "listen = \"0.0.0.0:" + std::to_string(FreePort()) + "\"\n");
