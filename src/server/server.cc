@@ -21,6 +21,7 @@ constexpr auto kDrainPoll = std::chrono::milliseconds(50);
 // JSON chats) get to receive their last events.
 constexpr auto kFlushStreams = std::chrono::seconds(2);
 constexpr std::size_t kAbandonWriters = 16;
+constexpr auto kAcceptRetry = std::chrono::milliseconds(10);
 
 // Lets the server hold max_connections clients plus their runs' own
 // sockets: raise the soft open-file limit to the hard one.
@@ -32,12 +33,20 @@ void RaiseOpenFileLimit() {
   }
 }
 
+asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
 asio::awaitable<void> Accept(Server::Impl& server) {
   while (true) {
     auto [ec, socket] = co_await server.acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
     if (ec) {
       if (!server.acceptor.is_open()) co_return;  // shutting down
-      continue;                                   // e.g. EMFILE: keep serving the others
+      // E.g. EMFILE: keep serving the others, without spinning on the
+      // error until a descriptor is free again.
+      co_await Sleep(kAcceptRetry);
+      continue;
     }
     socket.set_option(tcp::no_delay(true));
     if (server.connections.load() >= server.config.max_connections) {
@@ -46,11 +55,6 @@ asio::awaitable<void> Accept(Server::Impl& server) {
       asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), asio::detached);
     }
   }
-}
-
-asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
-  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
-  co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
 // Ends every run still executing as FAILED with failure_reason
