@@ -101,7 +101,8 @@ asio::awaitable<void> ShutDown(Server::Impl& server) {
   server.executor.Close();  // queued runs get SERVER_SHUTTING_DOWN
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::seconds(server.config.shutdown_grace_seconds);
-  while (server.executor.running() > 0 && std::chrono::steady_clock::now() < deadline) {
+  while (server.executor.running() > 0 && std::chrono::steady_clock::now() < deadline &&
+         !server.grace_cut) {
     co_await Sleep(kDrainPoll);
   }
   if (server.executor.running() > 0) AbandonRunning(server);
@@ -111,6 +112,20 @@ asio::awaitable<void> ShutDown(Server::Impl& server) {
   }
   server.log.Info("shutdown_complete", {{"abandoned", std::int64_t{server.abandoned}}});
   server.io.stop();
+}
+
+// The first SIGTERM or SIGINT starts the graceful shutdown; a second one
+// (an operator who will not wait) ends the grace period at once.
+asio::awaitable<void> HandleSignals(Server::Impl& server, asio::signal_set& signals) {
+  while (true) {
+    auto [ec, signal] = co_await signals.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return;
+    if (!server.shutting_down) {
+      asio::co_spawn(server.io, ShutDown(server), asio::detached);
+    } else if (!server.grace_cut.exchange(true)) {
+      server.log.Warn("shutdown_hurried", {{"signal", std::int64_t{signal}}});
+    }
+  }
 }
 
 }  // namespace
@@ -162,9 +177,7 @@ int Server::Run(bool handle_signals) {
   std::optional<asio::signal_set> signals;
   if (handle_signals) {
     signals.emplace(server.io, SIGTERM, SIGINT);
-    signals->async_wait([&server](const beast::error_code& ec, int) {
-      if (!ec) asio::co_spawn(server.io, ShutDown(server), asio::detached);
-    });
+    asio::co_spawn(server.io, HandleSignals(server, *signals), asio::detached);
   }
   asio::co_spawn(server.io, Accept(server), asio::detached);
   const config::ServerConfig& config = server.config;

@@ -49,6 +49,7 @@ struct Server::Impl {
   int port = 0;
 
   std::atomic<bool> shutting_down{false};
+  std::atomic<bool> grace_cut{false};  // a second signal: abandon without waiting
   std::atomic<int> connections{0};
   std::atomic<int> sse_streams{0};
   std::atomic<int> answers_pending{0};  // SSE streams and JSON chats still owed an answer

@@ -436,6 +436,32 @@ TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
   }
 }
 
+TEST_F(ServeBinary, ASecondSignalCutsTheGracePeriod) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
+  SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  ASSERT_EQ(stream.status(), 200);
+  std::vector<SseEvent> seen;
+  while (seen.empty() || seen.back().name != "route") {
+    auto event = stream.Next();
+    ASSERT_TRUE(event.has_value());
+    seen.push_back(*event);
+  }
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  ASSERT_TRUE(WaitForLogEvent("shutdown_started", seconds(10))) << Log();
+  ASSERT_EQ(::kill(pid_, SIGINT), 0);
+  // Not the 60 s grace: the run is abandoned as soon as the second signal
+  // is handled.
+  auto rest = stream.Rest(seconds(15));
+  ASSERT_EQ(rest.size(), 2u) << Log();
+  EXPECT_NE(rest[0].data.find("RUN_ABANDONED"), std::string::npos) << rest[0].data;
+  auto exit_status = WaitServeExit(seconds(10));
+  ASSERT_TRUE(exit_status.has_value()) << Log();
+  EXPECT_EQ(*exit_status, 0);
+  EXPECT_EQ(LinesOf(LogLines(Log()), "shutdown_hurried").size(), 1u) << Log();
+  EXPECT_EQ(RunRecord(RunIdOf(seen.front()))["failure_reason"], "SERVER_SHUTDOWN");
+}
+
 TEST_F(ServeBinary, RefusesToListenBeyondLoopbackWithoutTokens) {
   ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
   WriteConfig(model.BaseUrl(), "listen = \"0.0.0.0:" + std::to_string(FreePort()) + "\"\n");
