@@ -48,7 +48,8 @@ asio::awaitable<void> Accept(Server::Impl& server) {
       co_await Sleep(kAcceptRetry);
       continue;
     }
-    socket.set_option(tcp::no_delay(true));
+    beast::error_code ignored;  // a client already gone is found out when served
+    socket.set_option(tcp::no_delay(true), ignored);
     if (server.connections.load() >= server.config.max_connections) {
       asio::co_spawn(server.io, RefuseConnection(server, std::move(socket)), asio::detached);
     } else {
@@ -162,7 +163,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerSetup& setup) {
     return Error::Unavailable("server.listen: cannot listen on " + setup.listen.host + ":" +
                               std::to_string(setup.listen.port) + ": " + ec.message());
   }
-  impl->port = impl->acceptor.local_endpoint().port();
+  auto bound = impl->acceptor.local_endpoint(ec);
+  if (ec) return Error::Unavailable("server.listen: cannot read the bound address: " + ec.message());
+  impl->port = bound.port();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
