@@ -50,10 +50,15 @@ asio::awaitable<void> Accept(Server::Impl& server) {
     }
     beast::error_code ignored;  // a client already gone is found out when served
     socket.set_option(tcp::no_delay(true), ignored);
+    // A connection that fails in a way nobody foresaw is logged and closed;
+    // it must not take the server (and every other client) down with it.
+    auto contain = [&server](std::exception_ptr failure) {
+      if (failure) server.log.Error("connection_failed");
+    };
     if (server.connections.load() >= server.config.max_connections) {
-      asio::co_spawn(server.io, RefuseConnection(server, std::move(socket)), asio::detached);
+      asio::co_spawn(server.io, RefuseConnection(server, std::move(socket)), contain);
     } else {
-      asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), asio::detached);
+      asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), contain);
     }
   }
 }
