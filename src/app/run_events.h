@@ -22,6 +22,7 @@ struct RunEvent {
 inline constexpr std::string_view kRunNotExecuted = "RUN_NOT_EXECUTED";
 inline constexpr std::string_view kRunAbandoned = "RUN_ABANDONED";
 inline constexpr std::string_view kServerShuttingDown = "SERVER_SHUTTING_DOWN";
+inline constexpr std::string_view kRunFailed = "RUN_FAILED";
 
 // {"code": ..., "message": ...}, the data of an `error` event.
 std::string RunErrorData(std::string_view code, std::string_view message);

@@ -2,6 +2,7 @@
 // thread by the ChatApplicationUseCase, their events fed to a LiveRun, and
 // counted and logged once stored.
 #include <chrono>
+#include <optional>
 
 #include "server/server_impl.h"
 
@@ -41,11 +42,30 @@ class LiveRunWatcher final : public app::ChatObserver {
   std::chrono::steady_clock::time_point started_;
 };
 
+// Errors are values throughout, so an exception out of a run is a bug (or
+// no memory left): it must end that run, FAILED and stored as such, and not
+// the process with the other runs in it. Its text is not logged: it may
+// hold data.
+void ContainFailedRun(Server::Impl& server, LiveRun& live) {
+  auto events = live.CloseWithError(app::kRunFailed, "the run failed inside diagd");
+  std::string run_id = live.run_id();
+  server.log.Error("run_failed", {{"run_id", run_id}});
+  if (run_id.empty() || !events) return;
+  server.service.tools->canonical_store->ForgetRun(run_id);
+  (void)server.service.runs->AbandonRun(run_id, "INTERNAL_ERROR", std::chrono::system_clock::now(),
+                                        *events);
+}
+
 void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
                  const app::ChatRequest& request) {
   LiveRunWatcher watcher(server, live);
-  auto result = server.service.chat->Handle(request, &watcher);
-  if (!result) {
+  std::optional<Result<app::ChatResult>> handled;
+  try {
+    handled = server.service.chat->Handle(request, &watcher);
+  } catch (...) {
+    ContainFailedRun(server, *live);
+  }
+  if (handled && !*handled) {
     // The run store refused the run: nothing was executed, nothing stored.
     live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run");
     server.log.Error("run_not_executed", {{"run_id", live->run_id()}});

@@ -180,6 +180,26 @@ TEST_F(RoutesTest, AHostileLongQuestionIsAnsweredAndTheServerStaysUp) {
   EXPECT_EQ(server_.Get("/healthz").status, 200);
 }
 
+TEST(RoutesFailure, ARunThatThrowsIsFailedAndStoredAndTheServerGoesOn) {
+  FixtureOptions options;
+  options.model_throws = true;
+  ServerFixture server(options);
+  auto reply = server.PostChat(R"({"message":"订单服务为什么 500？","route":"diagnosis"})");
+  ExpectError(reply, 500, "RUN_FAILED");
+  SseStream stream(server.port(), "POST", "/api/v1/chat", {}, R"({"message":"又一次","route":"chat"})");
+  auto events = stream.Rest();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[events.size() - 2].name, "error");
+  EXPECT_EQ(events.back().name, "done");
+  std::string run_id(Json(events[0].data).at("run_id").as_string());
+  auto record = Json(server.Get("/api/v1/runs/" + run_id).body);
+  EXPECT_EQ(record.at("status"), "FAILED");
+  EXPECT_EQ(record.at("failure_reason"), "INTERNAL_ERROR");
+  EXPECT_EQ(server.Get("/healthz").status, 200);
+  EXPECT_NE(server.Log().find(R"("event":"run_failed")"), std::string::npos);
+  EXPECT_EQ(server.Log().find("a bug deep inside"), std::string::npos) << "no exception text";
+}
+
 TEST(RoutesLimits, OversizedBodiesAndHeadersAreRefused) {
   FixtureOptions options;
   options.max_body_bytes = 1024;

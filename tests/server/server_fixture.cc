@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <stdexcept>
 
 #include "core/clock.h"
 
@@ -18,6 +19,14 @@ std::filesystem::path FreshDir() {
   std::filesystem::create_directories(dir);
   return dir;
 }
+
+class ThrowingModel final : public model::ChatModel {
+ public:
+  Result<model::ChatResponse> Complete(const model::ChatRequest&) override {
+    throw std::runtime_error("a bug deep inside diagd");
+  }
+  std::string Label(model::Component) const override { return "throwing (test double)"; }
+};
 
 }  // namespace
 
@@ -54,6 +63,13 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     std::abort();
   }
   service_ = std::move(*service);
+  if (options.model_throws) {
+    throwing_model_ = std::make_unique<ThrowingModel>();
+    const wiring::ToolSet& set = *service_->tools;
+    service_->chat = std::make_unique<app::ChatApplicationUseCase>(app::ChatDeps{
+        *throwing_model_, *set.catalog, *set.boundary, *set.canonical_store, *service_->runs,
+        SystemClock::Instance(), config_.language, app::RunLimitsFrom(config_.harness), {}});
+  }
   log_ = std::make_unique<ServerLog>(log_stream_);
   auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_});
   if (!server) {

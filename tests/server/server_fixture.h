@@ -28,6 +28,8 @@ struct FixtureOptions {
   int max_header_bytes = 16384;
   int max_connections = 4096;
   int shutdown_grace_seconds = 10;
+  // A model whose every call throws (a bug's stand-in), instead of either.
+  bool model_throws = false;
 };
 
 class ServerFixture {
@@ -55,6 +57,7 @@ class ServerFixture {
   std::filesystem::path dir_;
   Headers operator_auth_;  // the first configured token, for WaitIdle
   config::Config config_;
+  std::unique_ptr<model::ChatModel> throwing_model_;  // outlives service_
   std::unique_ptr<wiring::ChatService> service_;
   std::ostringstream log_stream_;  // written under ServerLog's lock
   std::unique_ptr<ServerLog> log_;
