@@ -245,6 +245,18 @@ class ServeBinary : public ::testing::Test {
     return ::testing::AssertionFailure() << "diagd serve did not start:\n" << Log();
   }
 
+  // The stream's events up to the first one named `name` (fewer when the
+  // stream ends first).
+  static std::vector<SseEvent> EventsThrough(SseStream& stream, std::string_view name) {
+    std::vector<SseEvent> seen;
+    while (seen.empty() || seen.back().name != name) {
+      auto event = stream.Next();
+      if (!event) break;
+      seen.push_back(*event);
+    }
+    return seen;
+  }
+
   boost::json::object RunRecord(const std::string& run_id) {
     auto shown = RunToEnd({"runs", "show", run_id});
     EXPECT_EQ(shown.exit_code, 0) << shown.err;
@@ -290,12 +302,8 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
 
   SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
   ASSERT_EQ(stream.status(), 200);
-  std::vector<SseEvent> seen;
-  while (seen.empty() || seen.back().name != "route") {
-    auto event = stream.Next();
-    ASSERT_TRUE(event.has_value()) << "the stream ended before `route`";
-    seen.push_back(*event);
-  }
+  std::vector<SseEvent> seen = EventsThrough(stream, "route");
+  ASSERT_TRUE(!seen.empty() && seen.back().name == "route") << "the stream ended before `route`";
   ASSERT_EQ(seen.front().name, "run");
   std::string run_id = RunIdOf(seen.front());
   ASSERT_FALSE(run_id.empty());
@@ -441,12 +449,8 @@ TEST_F(ServeBinary, ASecondSignalCutsTheGracePeriod) {
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
   SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
   ASSERT_EQ(stream.status(), 200);
-  std::vector<SseEvent> seen;
-  while (seen.empty() || seen.back().name != "route") {
-    auto event = stream.Next();
-    ASSERT_TRUE(event.has_value());
-    seen.push_back(*event);
-  }
+  std::vector<SseEvent> seen = EventsThrough(stream, "route");
+  ASSERT_TRUE(!seen.empty() && seen.back().name == "route") << "the stream ended before `route`";
   ASSERT_EQ(::kill(pid_, SIGTERM), 0);
   ASSERT_TRUE(WaitForLogEvent("shutdown_started", seconds(10))) << Log();
   ASSERT_EQ(::kill(pid_, SIGINT), 0);
