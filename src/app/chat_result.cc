@@ -93,6 +93,13 @@ void WriteFallback(const release::SafeFallback& f, JsonWriter& w) {
 
 }  // namespace
 
+std::optional<Route> ParseRouteName(std::string_view name) {
+  if (name == "diagnosis") return Route::kDiagnosis;
+  if (name == "knowledge") return Route::kKnowledge;
+  if (name == "chat") return Route::kSystemChat;
+  return std::nullopt;
+}
+
 const char* RouteString(Route route) {
   switch (route) {
     case Route::kDiagnosis:

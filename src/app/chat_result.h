@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "release/released_result.h"
@@ -12,6 +13,9 @@ namespace diagd::app {
 
 enum class Route { kDiagnosis, kKnowledge, kSystemChat };
 const char* RouteString(Route route);  // "DIAGNOSIS", "KNOWLEDGE", "SYSTEM_CHAT"
+// The route a caller names to skip the router (`diagd ask --route`, the
+// chat API's `route`): "diagnosis", "knowledge" or "chat"; empty otherwise.
+std::optional<Route> ParseRouteName(std::string_view name);
 
 struct AnswerCitation {
   std::string document_id;

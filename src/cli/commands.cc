@@ -56,11 +56,10 @@ int ExitStatusOf(const app::ChatResult& result) {
   return failed ? kExitFailed : kExitOk;
 }
 
+// CLI11 has already refused any other name (main.cc).
 std::optional<app::Route> ParseRoute(const std::optional<std::string>& route) {
   if (!route) return std::nullopt;
-  if (*route == "knowledge") return app::Route::kKnowledge;
-  if (*route == "chat") return app::Route::kSystemChat;
-  return app::Route::kDiagnosis;
+  return app::ParseRouteName(*route);
 }
 
 int AskWith(const config::Config& config, const AskOptions& options) {

@@ -58,15 +58,8 @@ std::variant<app::ChatRequest, ApiError> ParseChatRequest(std::string_view body)
   auto route = OptionalString(object, "route");
   if (auto* error = std::get_if<ApiError>(&route)) return *error;
   if (auto name = std::get<std::optional<std::string>>(route)) {
-    if (*name == "diagnosis") {
-      request.route = app::Route::kDiagnosis;
-    } else if (*name == "knowledge") {
-      request.route = app::Route::kKnowledge;
-    } else if (*name == "chat") {
-      request.route = app::Route::kSystemChat;
-    } else {
-      return InvalidRequest("route must be diagnosis, knowledge or chat");
-    }
+    request.route = app::ParseRouteName(*name);
+    if (!request.route) return InvalidRequest("route must be diagnosis, knowledge or chat");
   }
   return request;
 }

@@ -110,6 +110,23 @@ struct Wakeup {
   bool woken = false;
 };
 
+// Waits until `live` has an event after `last` (true) or `timeout` passes
+// (false). The run's thread wakes the wait by posting a cancel to this
+// (single) io thread; the shared Wakeup outlives whichever side is later.
+asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
+                                        std::chrono::steady_clock::duration timeout) {
+  auto wakeup = std::make_shared<Wakeup>(co_await asio::this_coro::executor);
+  wakeup->timer.expires_after(timeout);
+  live.WhenEventAfter(last, [wakeup] {
+    asio::post(wakeup->timer.get_executor(), [wakeup] {
+      wakeup->woken = true;
+      wakeup->timer.cancel();
+    });
+  });
+  co_await wakeup->timer.async_wait(kNoThrow);
+  co_return wakeup->woken;
+}
+
 // Streams `live` from after `after_id` until its `done`, waking on each
 // new event, with a keep-alive comment when the run is quiet. Returns when
 // the stream is done or the client is gone; the run goes on either way.
@@ -125,16 +142,8 @@ asio::awaitable<void> StreamLive(beast::tcp_stream& stream,
       last = slice.events.back().id;
     }
     if (slice.closed) co_return;
-    auto wakeup = std::make_shared<Wakeup>(co_await asio::this_coro::executor);
-    wakeup->timer.expires_after(kSseKeepAliveEvery);
-    live->WhenEventAfter(last, [wakeup] {
-      asio::post(wakeup->timer.get_executor(), [wakeup] {
-        wakeup->woken = true;
-        wakeup->timer.cancel();
-      });
-    });
-    co_await wakeup->timer.async_wait(kNoThrow);
-    if (!wakeup->woken && !co_await SendRaw(stream, kSseKeepAlive)) co_return;
+    bool woken = co_await WaitForEventAfter(*live, last, kSseKeepAliveEvery);
+    if (!woken && !co_await SendRaw(stream, kSseKeepAlive)) co_return;
   }
 }
 
@@ -180,14 +189,13 @@ struct PendingAnswer {
 };
 
 // Waits for the run's stream to close (JSON mode: the answer is its end).
-asio::awaitable<void> WaitClosed(const std::shared_ptr<LiveRun>& live) {
-  while (!live->closed()) {
-    auto wakeup = std::make_shared<Wakeup>(co_await asio::this_coro::executor);
-    wakeup->timer.expires_after(std::chrono::hours(1));
-    live->WhenEventAfter(live->EventsAfter(0).events.size(), [wakeup] {
-      asio::post(wakeup->timer.get_executor(), [wakeup] { wakeup->timer.cancel(); });
-    });
-    co_await wakeup->timer.async_wait(kNoThrow);
+asio::awaitable<void> WaitClosed(LiveRun& live) {
+  std::int64_t last = 0;
+  while (true) {
+    LiveRun::Slice slice = live.EventsAfter(last);
+    if (slice.closed) co_return;
+    if (!slice.events.empty()) last = slice.events.back().id;
+    co_await WaitForEventAfter(live, last, std::chrono::hours(1));
   }
 }
 
@@ -226,7 +234,7 @@ asio::awaitable<bool> Chat(Exchange& ex) {
     if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, 0);
     co_return false;
   }
-  co_await WaitClosed(live);
+  co_await WaitClosed(*live);
   co_return co_await ex.Reply(FinalResponse(*live));
 }
 

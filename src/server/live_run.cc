@@ -66,11 +66,6 @@ std::string LiveRun::run_id() const {
   return run_id_;
 }
 
-bool LiveRun::closed() const {
-  MutexLock lock(mu_);
-  return closed_;
-}
-
 std::vector<LiveRun::Wake> LiveRun::TakeWaiters() { return std::exchange(waiters_, {}); }
 
 void LiveRunRegistry::Add(const std::string& run_id, std::shared_ptr<LiveRun> run) {

@@ -46,7 +46,6 @@ class LiveRun {
 
   void set_run_id(std::string run_id);
   std::string run_id() const;
-  bool closed() const;
 
  private:
   std::vector<Wake> TakeWaiters() REQUIRES(mu_);
