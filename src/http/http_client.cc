@@ -5,6 +5,9 @@
 #include <memory>
 #include <mutex>
 
+#include "core/fiber.h"
+#include "http/transfer_engine.h"
+
 namespace diagd::http {
 namespace {
 
@@ -96,7 +99,9 @@ Result<Response, Failure> Send(const Request& request) {
   curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 4096L);
 
-  CURLcode code = curl_easy_perform(h);
+  // On a fiber the run parks while one shared thread drives the transfer;
+  // elsewhere (the CLI, tests) the calling thread performs it.
+  CURLcode code = core::OnFiber() ? PerformParked(h) : curl_easy_perform(h);
   if (sink.too_large) {
     return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});
   }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <string_view>
-#include <thread>
 #include <utility>
 
+#include "core/fiber.h"
 #include "http/http_client.h"
 #include "model/openai_wire.h"
 
@@ -122,7 +122,7 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
     if (options_.sleep) {
       options_.sleep(backoff);
     } else {
-      std::this_thread::sleep_for(backoff);
+      core::SleepFor(backoff);  // on a fiber, frees the worker
     }
   }
 }

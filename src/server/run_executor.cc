@@ -1,60 +1,43 @@
 #include "server/run_executor.h"
 
-#include <pthread.h>
-
+#include <algorithm>
 #include <memory>
+#include <thread>
 #include <utility>
 
 namespace diagd::server {
-namespace {
 
-struct ThreadStart {
-  RunExecutor* executor;
-  RunExecutor::Job job;
-};
-
-}  // namespace
+int RunExecutor::WorkerCount() {
+  return std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 RunExecutor::RunExecutor(int max_running, int max_queued)
-    : max_running_(max_running), max_queued_(max_queued) {}
+    : max_running_(max_running), max_queued_(max_queued), fibers_(WorkerCount(), kRunStackBytes) {}
 
 RunExecutor::Admission RunExecutor::Submit(Job job) {
   MutexLock lock(mu_);
   if (closed_) return Admission::kClosed;
   if (running_ < max_running_) {
-    // A thread that cannot be had (EAGAIN) is an overload like any other.
-    return StartThread(job) ? Admission::kRunning : Admission::kOverloaded;
+    // A stack that cannot be had (ENOMEM) is an overload like any other.
+    return StartFiber(job) ? Admission::kRunning : Admission::kOverloaded;
   }
   if (static_cast<int>(queue_.size()) >= max_queued_) return Admission::kOverloaded;
   queue_.push_back(std::move(job));
   return Admission::kQueued;
 }
 
-bool RunExecutor::StartThread(Job& job) {
-  pthread_attr_t attr;
-  if (pthread_attr_init(&attr) != 0) return false;
-  pthread_attr_setstacksize(&attr, kRunStackBytes);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  auto start = std::make_unique<ThreadStart>(ThreadStart{this, std::move(job)});
-  pthread_t thread;
-  int created = pthread_create(&thread, &attr, &RunExecutor::ThreadMain, start.get());
-  pthread_attr_destroy(&attr);
-  if (created != 0) {
-    job = std::move(start->job);
+bool RunExecutor::StartFiber(Job& job) {
+  // Shared so that a refused spawn hands the job back intact.
+  auto shared = std::make_shared<Job>(std::move(job));
+  if (!fibers_.Spawn([this, shared] { Work(std::move(*shared)); })) {
+    job = std::move(*shared);
     return false;
   }
-  start.release();  // the thread owns it now
   ++running_;
   return true;
 }
 
-void* RunExecutor::ThreadMain(void* arg) {
-  std::unique_ptr<ThreadStart> start(static_cast<ThreadStart*>(arg));
-  start->executor->Work(std::move(start->job));
-  return nullptr;
-}
-
-// Runs the job, then the queued ones, while there are any: a thread that
+// Runs the job, then the queued ones, while there are any: a fiber that
 // is already up serves the queue before it ends.
 void RunExecutor::Work(Job job) {
   while (true) {

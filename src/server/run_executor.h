@@ -1,7 +1,8 @@
-// Where admitted runs execute. A run spends nearly all its life blocked on
-// a model or a tool, so each running run gets a thread of its own with a
-// small stack (docs/server.md explains the choice and its measurements);
-// past `max_running` runs wait in a bounded queue, and past that a run is
+// Where admitted runs execute. A run spends nearly all its life waiting on
+// a model, so each running run is a fiber (core/fiber.h) on a small stack
+// of its own, and a few worker threads execute whichever fibers are not
+// waiting (docs/server.md explains the choice and its measurements); past
+// `max_running` runs wait in a bounded queue, and past that a run is
 // refused, so the server answers 503 instead of piling up.
 //
 // Thread safety: all members may be called from any thread.
@@ -11,6 +12,7 @@
 #include <deque>
 #include <functional>
 
+#include "core/fiber.h"
 #include "core/mutex.h"
 
 namespace diagd::server {
@@ -23,14 +25,18 @@ class RunExecutor {
   };
   enum class Admission { kRunning, kQueued, kOverloaded, kClosed };
 
-  // Each run's thread stack: deep enough for every backend (SQLite, Xapian,
-  // MariaDB, libcurl, the offline provider's regexes), far below the 8 MiB
-  // default. Only the pages a run touches cost memory.
+  // Each run's stack: deep enough for every backend (SQLite, Xapian,
+  // MariaDB, libcurl, the offline provider's regexes), far below a thread's
+  // 8 MiB default. Only the pages a run touches cost memory, and a waiting
+  // run gives back those below where it waits.
   static constexpr std::size_t kRunStackBytes = 512 * 1024;
+  // Workers: a run that blocks on a SQL tool or an fsync holds one for that
+  // long, so a few more than the cores.
+  static int WorkerCount();
 
   RunExecutor(int max_running, int max_queued);
-  // Waits for nothing: Close() and wait for `running() == 0` first, or leave
-  // the process without destroying it (runs abandoned on shutdown).
+  // Waits for the running runs to end: Close() first, or leave the process
+  // without destroying it (runs abandoned on shutdown).
   ~RunExecutor() = default;
   RunExecutor(const RunExecutor&) = delete;
   RunExecutor& operator=(const RunExecutor&) = delete;
@@ -44,9 +50,8 @@ class RunExecutor {
   int queued() const;
 
  private:
-  static void* ThreadMain(void* self_and_job);
   void Work(Job job);
-  bool StartThread(Job& job) REQUIRES(mu_);
+  bool StartFiber(Job& job) REQUIRES(mu_);
 
   const int max_running_;
   const int max_queued_;
@@ -54,6 +59,7 @@ class RunExecutor {
   int running_ GUARDED_BY(mu_) = 0;
   bool closed_ GUARDED_BY(mu_) = false;
   std::deque<Job> queue_ GUARDED_BY(mu_);
+  core::FiberPool fibers_;  // last: destroyed (and waited for) first
 };
 
 }  // namespace diagd::server

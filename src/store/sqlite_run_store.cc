@@ -121,7 +121,7 @@ Status SqliteRunStore::Write(std::function<Status(SqliteDb&)> apply) {
   queue_.push_back(&mine);
   while (!mine.done) {
     if (committing_) {
-      queue_cv_.wait(lock);
+      queue_cv_.Wait(lock);
       continue;
     }
     // No commit in progress: this writer commits everything queued so far,
@@ -135,7 +135,7 @@ Status SqliteRunStore::Write(std::function<Status(SqliteDb&)> apply) {
     lock.lock();
     for (PendingWrite* write : group) write->done = true;
     committing_ = false;
-    queue_cv_.notify_all();
+    queue_cv_.NotifyAll();
   }
   return mine.result;
 }

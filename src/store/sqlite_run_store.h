@@ -11,7 +11,6 @@
 // busy_timeout).
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,6 +19,7 @@
 
 #include "app/run_store.h"
 #include "core/clock.h"
+#include "core/fiber.h"
 #include "core/mutex.h"
 #include "core/result.h"
 
@@ -80,9 +80,10 @@ class SqliteRunStore final : public app::RunStore {
 
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
-  // The group commit's queue (plain std types: waited on with a condition).
+  // The group commit's queue (plain std types: waited on with a condition
+  // that parks a run's fiber instead of holding its worker).
   std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
+  core::Condition queue_cv_;
   std::vector<PendingWrite*> queue_;  // guarded by queue_mu_
   bool committing_ = false;           // guarded by queue_mu_
 };

@@ -1,7 +1,7 @@
 #include "tools/tool_boundary.h"
 
-#include <thread>
 
+#include "core/fiber.h"
 #include "core/json.h"
 #include "core/text.h"
 #include "tools/result_json.h"
@@ -22,7 +22,7 @@ ToolBoundary::ToolBoundary(std::map<ToolName, ToolAdapter*> adapters,
       clock_(clock),
       options_(std::move(options)),
       sleeper_(sleeper ? std::move(sleeper)
-                       : Sleeper([](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); })) {}
+                       : Sleeper([](std::chrono::milliseconds d) { core::SleepFor(d); })) {}
 
 Result<AdapterOutput, AdapterFailure> ToolBoundary::RunWithRetries(ToolAdapter& adapter,
                                                                    const ToolRequest& request,

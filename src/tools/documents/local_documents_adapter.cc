@@ -3,9 +3,9 @@
 #include <xapian.h>
 
 #include <system_error>
-#include <thread>
 #include <utility>
 
+#include "core/fiber.h"
 #include "core/json_writer.h"
 #include "tools/documents/local_index.h"
 #include "tools/documents/markdown_sections.h"
@@ -129,7 +129,7 @@ Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadli
     // invisible to GCC 12's ThreadSanitizer.)
     if (built_) return {};
     if (clock_.Monotonic() >= deadline) return Timeout();
-    std::this_thread::sleep_for(kFirstBuildPoll);
+    core::SleepFor(kFirstBuildPoll);
     lock.try_lock();
   }
   if (built_ && Nanos(clock_.Monotonic()) < next_check_) return {};  // done while we waited

@@ -1,0 +1,293 @@
+#include "core/fiber.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define DIAGD_TSAN_FIBERS 1
+#endif
+
+namespace diagd::core {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Below a stack pointer, the System V ABI lets a leaf function use 128
+// bytes without moving it; those stay resident.
+constexpr std::uintptr_t kRedZoneBytes = 128;
+
+std::uintptr_t PageBytes() {
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+}  // namespace
+
+struct Fiber {
+  ucontext_t context{};
+  ucontext_t* worker_context = nullptr;  // of the worker running it now
+  char* mapping = nullptr;               // guard page, then the stack
+  std::size_t mapping_bytes = 0;
+  std::function<void()> body;
+  std::function<void(Wake)>* arm = nullptr;  // set while parking
+  bool finished = false;
+  FiberPool::State* pool = nullptr;
+#if DIAGD_TSAN_FIBERS
+  void* tsan_fiber = nullptr;
+  void* tsan_worker = nullptr;
+#endif
+};
+
+namespace {
+
+// Read through a function the compiler cannot inline: a fiber may resume
+// on another thread, so no caller may keep this thread_local's address.
+thread_local Fiber* t_current = nullptr;
+[[gnu::noinline]] Fiber* CurrentFiber() { return t_current; }
+[[gnu::noinline]] void SetCurrentFiber(Fiber* fiber) { t_current = fiber; }
+
+// Hands the parked fiber's dead stack (everything below where it parked)
+// back to the kernel: a waiting run keeps only its live frames resident.
+void ReleaseDeadStack(const Fiber& fiber) {
+#if defined(__x86_64__)
+  auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.sp);
+#else
+  return;  // unknown register layout: keep the pages
+#endif
+  auto low = reinterpret_cast<std::uintptr_t>(fiber.mapping) + PageBytes();
+  std::uintptr_t end = (sp - kRedZoneBytes) & ~(PageBytes() - 1);
+  if (end > low) madvise(reinterpret_cast<void*>(low), end - low, MADV_DONTNEED);
+}
+
+void SwitchToWorker(Fiber& fiber) {
+#if DIAGD_TSAN_FIBERS
+  __tsan_switch_to_fiber(fiber.tsan_worker, 0);
+#endif
+  swapcontext(&fiber.context, fiber.worker_context);
+}
+
+void FiberEntry(unsigned high, unsigned low) {
+  auto* fiber = reinterpret_cast<Fiber*>((static_cast<std::uintptr_t>(high) << 32) |
+                                         static_cast<std::uintptr_t>(low));
+  // noexcept: an escaping exception terminates here, with its stack intact.
+  [](Fiber& f) noexcept {
+    f.body();
+    f.body = nullptr;  // its captures die on the fiber, like its locals
+  }(*fiber);
+  fiber->finished = true;
+  SwitchToWorker(*fiber);  // never resumed
+}
+
+}  // namespace
+
+struct FiberPool::State {
+  std::size_t stack_bytes = 0;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Fiber*> ready;
+  std::multimap<SteadyClock::time_point, Wake> timers;
+  int live = 0;
+  bool stopping = false;
+  std::vector<std::thread> workers;
+
+  void MakeReady(Fiber* fiber) {
+    {
+      std::lock_guard lock(mu);
+      ready.push_back(fiber);
+    }
+    cv.notify_one();
+  }
+
+  void AddTimer(SteadyClock::time_point deadline, Wake wake) {
+    {
+      std::lock_guard lock(mu);
+      timers.emplace(deadline, std::move(wake));
+    }
+    cv.notify_one();  // a worker waiting with no deadline must take this one
+  }
+
+  // The next fiber to run, firing due timers on the way; nullptr once the
+  // pool stops and no fiber is left.
+  Fiber* Next() {
+    std::vector<Wake> due;
+    std::unique_lock lock(mu);
+    while (true) {
+      auto now = SteadyClock::now();
+      while (!timers.empty() && timers.begin()->first <= now) {
+        due.push_back(std::move(timers.begin()->second));
+        timers.erase(timers.begin());
+      }
+      if (!due.empty()) {
+        lock.unlock();
+        for (auto& wake : due) wake();
+        due.clear();
+        lock.lock();
+        continue;
+      }
+      if (!ready.empty()) {
+        Fiber* fiber = ready.front();
+        ready.pop_front();
+        return fiber;
+      }
+      if (stopping && live == 0) return nullptr;
+      if (timers.empty()) {
+        cv.wait(lock);
+      } else {
+        cv.wait_until(lock, timers.begin()->first);
+      }
+    }
+  }
+
+  void Destroy(Fiber* fiber) {
+#if DIAGD_TSAN_FIBERS
+    __tsan_destroy_fiber(fiber->tsan_fiber);
+#endif
+    munmap(fiber->mapping, fiber->mapping_bytes);
+    delete fiber;
+    bool last = false;
+    {
+      std::lock_guard lock(mu);
+      last = --live == 0;
+    }
+    if (last) cv.notify_all();
+  }
+
+  void Work() {
+    ucontext_t self;
+    while (Fiber* fiber = Next()) {
+      SetCurrentFiber(fiber);
+      fiber->worker_context = &self;
+#if DIAGD_TSAN_FIBERS
+      fiber->tsan_worker = __tsan_get_current_fiber();
+      __tsan_switch_to_fiber(fiber->tsan_fiber, 0);
+#endif
+      swapcontext(&self, &fiber->context);
+      SetCurrentFiber(nullptr);
+      if (fiber->finished) {
+        Destroy(fiber);
+        continue;
+      }
+      ReleaseDeadStack(*fiber);
+      // Taken off the fiber's stack before the wake can exist: once armed,
+      // the fiber may run (and return from Park) on another worker.
+      std::function<void(Wake)> arm = std::move(*fiber->arm);
+      fiber->arm = nullptr;
+      arm([this, fiber] { MakeReady(fiber); });
+    }
+  }
+};
+
+FiberPool::FiberPool(int workers, std::size_t stack_bytes) : state_(std::make_unique<State>()) {
+  state_->stack_bytes = (stack_bytes + PageBytes() - 1) & ~(PageBytes() - 1);
+  for (int i = 0; i < std::max(1, workers); ++i) {
+    state_->workers.emplace_back([state = state_.get()] { state->Work(); });
+  }
+}
+
+FiberPool::~FiberPool() {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->stopping = true;
+  }
+  state_->cv.notify_all();
+  for (auto& worker : state_->workers) worker.join();
+}
+
+bool FiberPool::Spawn(std::function<void()> body) {
+  const std::size_t mapping_bytes = state_->stack_bytes + PageBytes();
+  void* mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (mapping == MAP_FAILED) return false;
+  if (mprotect(mapping, PageBytes(), PROT_NONE) != 0) {  // the guard page: overflow faults
+    munmap(mapping, mapping_bytes);
+    return false;
+  }
+  auto* fiber = new Fiber;
+  fiber->mapping = static_cast<char*>(mapping);
+  fiber->mapping_bytes = mapping_bytes;
+  fiber->body = std::move(body);
+  fiber->pool = state_.get();
+  getcontext(&fiber->context);
+  fiber->context.uc_stack.ss_sp = fiber->mapping + PageBytes();
+  fiber->context.uc_stack.ss_size = state_->stack_bytes;
+  fiber->context.uc_link = nullptr;
+  auto address = reinterpret_cast<std::uintptr_t>(fiber);
+  makecontext(&fiber->context, reinterpret_cast<void (*)()>(&FiberEntry), 2,
+              static_cast<unsigned>(address >> 32), static_cast<unsigned>(address & 0xffffffffu));
+#if DIAGD_TSAN_FIBERS
+  fiber->tsan_fiber = __tsan_create_fiber(0);
+#endif
+  {
+    std::lock_guard lock(state_->mu);
+    ++state_->live;
+    state_->ready.push_back(fiber);
+  }
+  state_->cv.notify_one();
+  return true;
+}
+
+int FiberPool::live_fibers() const {
+  std::lock_guard lock(state_->mu);
+  return state_->live;
+}
+
+bool OnFiber() { return CurrentFiber() != nullptr; }
+
+void Park(std::function<void(Wake)> arm) {
+  Fiber* fiber = CurrentFiber();
+  fiber->arm = &arm;
+  SwitchToWorker(*fiber);
+}
+
+void SleepFor(std::chrono::nanoseconds duration) {
+  Fiber* fiber = CurrentFiber();
+  if (fiber == nullptr) {
+    std::this_thread::sleep_for(duration);
+    return;
+  }
+  auto deadline = SteadyClock::now() + duration;
+  Park([pool = fiber->pool, deadline](Wake wake) { pool->AddTimer(deadline, std::move(wake)); });
+}
+
+void Condition::Wait(std::unique_lock<std::mutex>& lock) {
+  if (!OnFiber()) {
+    blocked_.wait(lock);
+    return;
+  }
+  // The fiber lets go of the lock before it parks (no lock across a Park);
+  // a NotifyAll in between shows as a new generation, and wakes at once.
+  std::mutex* mu = lock.mutex();
+  const std::uint64_t seen = generation_;
+  lock.unlock();
+  Park([this, mu, seen](Wake wake) {
+    std::lock_guard relock(*mu);
+    if (generation_ != seen) {
+      wake();
+    } else {
+      parked_.push_back(std::move(wake));
+    }
+  });
+  lock.lock();
+}
+
+void Condition::NotifyAll() {
+  ++generation_;
+  for (auto& wake : parked_) wake();
+  parked_.clear();
+  blocked_.notify_all();
+}
+
+}  // namespace diagd::core

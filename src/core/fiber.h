@@ -1,0 +1,90 @@
+// Fibers: many runs executed by a few threads, each run on a small stack of
+// its own that it keeps while it waits. A run spends nearly all its life
+// waiting on a model; a parked fiber holds no thread, and its stack pages
+// below the point where it parked are handed back to the kernel, so what a
+// waiting run costs is the live part of its stack and its own data
+// (docs/server.md, "Execution").
+//
+// The code a fiber runs is ordinary blocking code. The few places that
+// wait on purpose ask `OnFiber()` and then `Park` instead of blocking the
+// thread: the HTTP client (a transfer driven by one shared thread) and
+// `SleepFor`. Anything else that blocks (a SQL tool, the store's fsync)
+// blocks its worker for that long; there are a few workers for that.
+//
+// Rules for code that runs on a fiber: hold no lock across a `Park` (the
+// fiber may resume on another worker), and keep no address of a
+// thread_local across one.
+//
+// Thread safety: `Spawn` may be called from any thread; `Park` and
+// `SleepFor` from the fiber itself; the wake handed to `Park`'s `arm` from
+// any thread, once.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace diagd::core {
+
+class FiberPool {
+ public:
+  // `workers` threads; each fiber's stack reserves `stack_bytes` of address
+  // space (plus a guard page), of which only touched pages cost memory.
+  FiberPool(int workers, std::size_t stack_bytes);
+  // Waits until every spawned fiber has ended, then joins the workers.
+  ~FiberPool();
+  FiberPool(const FiberPool&) = delete;
+  FiberPool& operator=(const FiberPool&) = delete;
+
+  // Starts `body` on a fiber of its own; false when no stack can be had.
+  // An exception that escapes `body` ends the process, as on a thread.
+  bool Spawn(std::function<void()> body);
+
+  int live_fibers() const;
+
+ private:
+  struct State;
+  friend struct Fiber;
+  std::unique_ptr<State> state_;
+};
+
+// True when the calling code runs on a fiber of a FiberPool.
+bool OnFiber();
+
+// Makes a parked fiber runnable again. Call once, from any thread.
+using Wake = std::function<void()>;
+
+// Parks the calling fiber (which must be on a fiber). Once the fiber is off
+// its worker, `arm` runs on that worker's thread with the fiber's `Wake`;
+// `arm` starts whatever will call it (it may call it at once) and must not
+// touch the fiber's objects after that. Park returns after the wake, on
+// whichever worker resumes the fiber.
+void Park(std::function<void(Wake)> arm);
+
+// Waits `duration`: on a fiber by parking it (its worker serves others
+// meanwhile), elsewhere by sleeping the thread.
+void SleepFor(std::chrono::nanoseconds duration);
+
+// A condition variable that a fiber waits on by parking and a thread by
+// blocking, used with a std::mutex like std::condition_variable.
+//
+// Thread safety: call both with the mutex of `lock` held.
+class Condition {
+ public:
+  // Releases the lock while waiting; returns with it held after a
+  // NotifyAll (or spuriously: wait in a loop on the predicate).
+  void Wait(std::unique_lock<std::mutex>& lock);
+  void NotifyAll();
+
+ private:
+  std::condition_variable blocked_;
+  std::vector<Wake> parked_;
+  std::uint64_t generation_ = 0;  // counts NotifyAll calls: no wake is lost
+};
+
+}  // namespace diagd::core
