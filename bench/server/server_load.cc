@@ -12,10 +12,13 @@
 // (a run's wall time minus its model calls x L and its tools' duration_ms,
 // so the HTTP client and model-server overhead count against diagd), and the
 // server's memory per concurrent run (peak RSS during the load minus RSS
-// after a warm-up run, over N).
+// after a warm-up run, over N) and per waiting run: with `--hold-ms H` the
+// first N model requests (every run's first diagnosis turn) are answered H
+// ms late instead of L, and the server's RSS is read once all N are
+// waiting, so the figure is what a run costs while it waits on its model.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
-//               [--diagd PATH]
+//               [--hold-ms H] [--diagd PATH]
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +55,7 @@ struct Options {
   int tool_turns = 7;
   int latency_ms = 200;
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
+  int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
   std::string diagd = DIAGD_BINARY;
 };
 
@@ -196,6 +200,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--tool-turns") options.tool_turns = std::atoi(argv[i + 1]);
     if (flag == "--latency-ms") options.latency_ms = std::atoi(argv[i + 1]);
     if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
+    if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
   }
   return options;
@@ -210,6 +215,9 @@ int main(int argc, char** argv) {
   // The scripted diagnosis, noting the largest request it is sent (a run's
   // last turn: the whole conversation so far).
   std::atomic<std::size_t> largest_request{0};
+  // Requests of the measured load (the warm-up run's are not counted).
+  std::atomic<bool> counting{false};
+  std::atomic<int> requests{0};
   auto script = diagd::testing::ScriptedDiagnosis(options.tool_turns,
                                                   std::chrono::milliseconds(options.latency_ms));
   diagd::testing::ScriptedModelServer model(
@@ -218,7 +226,13 @@ int main(int argc, char** argv) {
         std::size_t seen = largest_request.load();
         while (size > seen && !largest_request.compare_exchange_weak(seen, size)) {
         }
-        return script(request);
+        auto reply = script(request);
+        // All runs start at once and a run's second request needs its first
+        // answer: the first N requests are every run's first turn.
+        if (counting && requests++ < options.runs && options.hold_ms > 0) {
+          reply.delay = std::chrono::milliseconds(options.hold_ms);
+        }
+        return reply;
       });
   model.set_record_requests(false);
   int port = FreePort();
@@ -249,8 +263,16 @@ int main(int argc, char** argv) {
   std::atomic<bool> sampling{true};
   long peak_kb = baseline_kb;
   long peak_threads = 0;
+  long waiting_kb = 0;  // with --hold-ms: RSS once every run waits on its first call
+  counting = true;
   std::thread sampler([&] {
     while (sampling) {
+      if (options.hold_ms > 0 && waiting_kb == 0 && requests >= options.runs) {
+        // The last request has reached the model: let its run finish parking.
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(500, options.hold_ms / 4)));
+        waiting_kb = ProcStatus(server, "VmRSS:");
+        std::fprintf(stderr, "all %d runs waiting on their first model call\n", options.runs);
+      }
       peak_kb = std::max(peak_kb, ProcStatus(server, "VmRSS:"));
       peak_threads = std::max(peak_threads, ProcStatus(server, "Threads:"));
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -272,7 +294,7 @@ int main(int argc, char** argv) {
     double wall = std::chrono::duration<double, std::milli>(outcome.end - outcome.start).count();
     latency_ms.push_back(wall);
     auto record = RunRecord(port, outcome.run_id);
-    double waited = 0;
+    double waited = options.hold_ms > 0 ? options.hold_ms - options.latency_ms : 0;
     for (const auto& event : record.at("trace").as_array()) {
       if (event.at("type") == "MODEL_CALL") waited += options.latency_ms;
       if (event.at("type") == "TOOL_CALL_COMPLETED") {
@@ -301,6 +323,11 @@ int main(int argc, char** argv) {
   std::printf("server memory   baseline %.1f MiB, peak %.1f MiB: %.1f KiB per concurrent run\n",
               baseline_kb / 1024.0, peak_kb / 1024.0,
               static_cast<double>(peak_kb - baseline_kb) / options.runs);
+  if (waiting_kb > 0) {
+    std::printf("waiting runs    RSS %.1f MiB with all %d waiting on their first model call: %.1f KiB per waiting run\n",
+                waiting_kb / 1024.0, options.runs,
+                static_cast<double>(waiting_kb - baseline_kb) / options.runs);
+  }
   std::printf("server threads  peak %ld\n", peak_threads);
   std::printf("cpu             diagd %.2f s (%.1f ms per run), driver and scripted model %.2f s\n",
               server_cpu, 1000.0 * server_cpu / options.runs, driver_cpu);

@@ -95,9 +95,10 @@ Result<Response, Failure> Send(const Request& request) {
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   // A handle's buffers live while the model thinks, once per waiting run:
   // libcurl's smallest upload buffer (not 64 KiB: a long conversation is
-  // sent through it) and a 4 KiB receive buffer (answers are small).
+  // sent through it) and its smallest receive buffer (an answer of a few
+  // KiB takes a few more reads, which cost nothing next to the wait).
   curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
-  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 4096L);
+  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 1024L);
 
   // On a fiber the run parks while one shared thread drives the transfer;
   // elsewhere (the CLI, tests) the calling thread performs it.

@@ -227,7 +227,11 @@ Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view m
     w.EndArray().Key("tool_choice").String("auto").Key("parallel_tool_calls").Bool(false);
   }
   w.Key("stream").Bool(false).EndObject();
-  return w.Take();
+  std::string body = w.Take();
+  // The body lives while the model answers, once per waiting run: the
+  // hint's slack (it guesses high, to grow at most once) goes back first.
+  if (body.capacity() - body.size() > body.size() / 16) body.shrink_to_fit();
+  return body;
 }
 
 Result<ChatResponse> DecodeResponse(std::string_view body) {

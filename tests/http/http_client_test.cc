@@ -2,6 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/fiber.h"
 #include "testing/loopback_http_server.h"
 
 namespace diagd::http {
@@ -58,6 +66,98 @@ TEST(HttpClient, ReportsTimeoutRefusalAndOversizeAsKinds) {
   auto oversize = Send(request);
   ASSERT_FALSE(oversize.has_value());
   EXPECT_EQ(oversize.error().kind, FailureKind::kTooLarge);
+}
+
+// Runs `send` on `fibers` fibers of a one-worker pool and returns their
+// results once all are done.
+std::vector<Result<Response, Failure>> SendOnFibers(int fibers,
+                                                    const std::function<Result<Response, Failure>()>& send) {
+  std::mutex mu;
+  std::vector<Result<Response, Failure>> results;
+  {
+    core::FiberPool pool(1, 256 * 1024);
+    for (int i = 0; i < fibers; ++i) {
+      pool.Spawn([&] {
+        auto result = send();
+        std::lock_guard lock(mu);
+        results.push_back(std::move(result));
+      });
+    }
+  }
+  return results;
+}
+
+TEST(HttpClient, OnFibersTransfersWaitTogetherWithoutHoldingTheWorker) {
+  // One worker, 50 requests answered only after 1.5 s: every request reaches
+  // the server before any answer only if a waiting transfer parks its fiber.
+  constexpr int kFibers = 50;
+  std::atomic<int> answered_before_last_arrived{-1};
+  std::atomic<int> completed{0};
+  std::atomic<int> arrived{0};
+  LoopbackHttpServer server([&](const LoopbackHttpServer::Request& r) {
+    if (++arrived == kFibers) answered_before_last_arrived = completed.load();
+    return LoopbackHttpServer::Response{200, "application/json", "{\"echo\":" + r.body + "}",
+                                        std::chrono::milliseconds(1500)};
+  });
+  auto results = SendOnFibers(kFibers, [&]() -> Result<Response, Failure> {
+    EXPECT_TRUE(core::OnFiber());
+    Request request;
+    request.url = server.BaseUrl();
+    request.body = R"({"n":1})";
+    auto response = Send(request);
+    ++completed;
+    return response;
+  });
+  EXPECT_EQ(answered_before_last_arrived.load(), 0);
+  ASSERT_EQ(results.size(), static_cast<std::size_t>(kFibers));
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.has_value()) << result.error().message;
+    EXPECT_EQ(result->status, 200);
+    EXPECT_EQ(result->body, R"({"echo":{"n":1}})");
+  }
+}
+
+TEST(HttpClient, OnFibersTimeoutRefusalAndOversizeAreTheSameKinds) {
+  LoopbackHttpServer slow([](const LoopbackHttpServer::Request&) {
+    return LoopbackHttpServer::Response{200, "text/plain", "late", std::chrono::milliseconds(2000)};
+  });
+  LoopbackHttpServer big([](const LoopbackHttpServer::Request&) {
+    return LoopbackHttpServer::Response{200, "text/plain", std::string(10000, 'x')};
+  });
+  int closed_port;
+  {
+    LoopbackHttpServer gone([](const LoopbackHttpServer::Request&) {
+      return LoopbackHttpServer::Response{};
+    });
+    closed_port = gone.port();
+  }
+  std::atomic<int> next{0};
+  auto results = SendOnFibers(3, [&]() -> Result<Response, Failure> {
+    Request request;
+    switch (next++) {
+      case 0:
+        request.url = slow.BaseUrl();
+        request.timeout = std::chrono::milliseconds(200);
+        break;
+      case 1:
+        request.url = "http://127.0.0.1:" + std::to_string(closed_port);
+        break;
+      default:
+        request.url = big.BaseUrl();
+        request.max_response_bytes = 1000;
+    }
+    auto response = Send(request);
+    if (!response) return Unexpected(Failure{response.error().kind, request.url});
+    return response;
+  });
+  std::map<std::string, FailureKind> kinds;
+  for (const auto& result : results) {
+    ASSERT_FALSE(result.has_value());
+    kinds[result.error().message] = result.error().kind;
+  }
+  EXPECT_EQ(kinds.at(slow.BaseUrl()), FailureKind::kTimeout);
+  EXPECT_EQ(kinds.at("http://127.0.0.1:" + std::to_string(closed_port)), FailureKind::kConnect);
+  EXPECT_EQ(kinds.at(big.BaseUrl()), FailureKind::kTooLarge);
 }
 
 TEST(HttpClient, RedactsCredentialsInUrls) {

@@ -1,0 +1,217 @@
+#include "core/fiber.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace diagd::core {
+namespace {
+
+constexpr std::size_t kStack = 256 * 1024;
+
+// Polls `done` for up to 20 s (a hang shows as a failure, not a stuck test).
+template <typename Predicate>
+bool Eventually(Predicate done) {
+  for (int i = 0; i < 2000 && !done(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+// Wakes handed out by parked fibers, for the test's thread to call.
+struct WakeBox {
+  std::mutex mu;
+  std::vector<Wake> wakes;
+  void Add(Wake wake) {
+    std::lock_guard lock(mu);
+    wakes.push_back(std::move(wake));
+  }
+  std::size_t size() {
+    std::lock_guard lock(mu);
+    return wakes.size();
+  }
+  void WakeAll() {
+    std::vector<Wake> taken;
+    {
+      std::lock_guard lock(mu);
+      taken.swap(wakes);
+    }
+    for (auto& wake : taken) wake();
+  }
+};
+
+TEST(FiberPool, RunsEverySpawnedFiberAndWaitsForThemWhenDestroyed) {
+  std::atomic<int> ran{0};
+  {
+    FiberPool pool(2, kStack);
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(pool.Spawn([&] {
+        EXPECT_TRUE(OnFiber());
+        ++ran;
+      }));
+    }
+  }
+  EXPECT_EQ(ran.load(), 1000);
+}
+
+TEST(FiberPool, ParkedFibersHoldNoWorker) {
+  // One worker, 200 fibers parked at once: only possible if a parked fiber
+  // gives its worker back.
+  WakeBox box;
+  std::atomic<int> resumed{0};
+  FiberPool pool(1, kStack);
+  for (int i = 0; i < 200; ++i) {
+    pool.Spawn([&] {
+      Park([&](Wake wake) { box.Add(std::move(wake)); });
+      ++resumed;
+    });
+  }
+  ASSERT_TRUE(Eventually([&] { return box.size() == 200; }));
+  EXPECT_EQ(resumed.load(), 0);
+  EXPECT_EQ(pool.live_fibers(), 200);
+  box.WakeAll();
+  ASSERT_TRUE(Eventually([&] { return resumed.load() == 200; }));
+}
+
+TEST(FiberPool, AWakeCalledFromArmResumesAtOnce) {
+  std::atomic<bool> done{false};
+  FiberPool pool(1, kStack);
+  pool.Spawn([&] {
+    Park([](Wake wake) { wake(); });
+    done = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return done.load(); }));
+}
+
+// Fills `depth` frames with values derived from their depth, parks at the
+// bottom, and checks every frame's values after the wake.
+int DeepThenPark(int depth, WakeBox& box) {
+  volatile char frame[512];
+  for (std::size_t i = 0; i < sizeof(frame); ++i) frame[i] = static_cast<char>(depth + i);
+  int below = 0;
+  if (depth == 0) {
+    Park([&box](Wake wake) { box.Add(std::move(wake)); });
+  } else {
+    below = DeepThenPark(depth - 1, box);
+  }
+  int intact = 1;
+  for (std::size_t i = 0; i < sizeof(frame); ++i) {
+    if (frame[i] != static_cast<char>(depth + i)) intact = 0;
+  }
+  return below + intact;
+}
+
+TEST(FiberPool, AFiberKeepsItsStackAcrossAParkOnWhicheverWorkerResumesIt) {
+  WakeBox box;
+  std::atomic<int> intact_frames{0};
+  FiberPool pool(4, kStack);
+  constexpr int kFibers = 16;
+  constexpr int kDepth = 64;  // about 40 KiB of frames below the park
+  for (int i = 0; i < kFibers; ++i) {
+    pool.Spawn([&] { intact_frames += DeepThenPark(kDepth, box); });
+  }
+  ASSERT_TRUE(Eventually([&] { return box.size() == kFibers; }));
+  box.WakeAll();
+  ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
+  EXPECT_EQ(intact_frames.load(), kFibers * (kDepth + 1));
+}
+
+// True when the page holding `address` is resident.
+bool Resident(std::uintptr_t address) {
+  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto start = address & ~(page - 1);
+  unsigned char state = 0;
+  if (mincore(reinterpret_cast<void*>(start), page, &state) != 0) return false;
+  return (state & 1) != 0;
+}
+
+// Touches 64 KiB of stack and notes an address deep inside it.
+[[gnu::noinline]] std::uintptr_t TouchDeep() {
+  volatile char scratch[64 * 1024];
+  for (std::size_t i = 0; i < sizeof(scratch); i += 512) scratch[i] = 1;
+  return reinterpret_cast<std::uintptr_t>(&scratch[0]);
+}
+
+TEST(FiberPool, AParkedFiberGivesBackTheStackBelowWhereItParked) {
+  WakeBox box;
+  std::uintptr_t deep = 0;
+  std::atomic<bool> resident_before{false};
+  std::atomic<bool> resident_while_parked{true};
+  std::atomic<bool> done{false};
+  FiberPool pool(1, kStack);
+  pool.Spawn([&] {
+    deep = TouchDeep();
+    resident_before = Resident(deep);
+    Park([&](Wake wake) {
+      // Runs on the worker, after the fiber is off it.
+      resident_while_parked = Resident(deep);
+      box.Add(std::move(wake));
+    });
+    done = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return box.size() == 1; }));
+  EXPECT_TRUE(resident_before.load());
+  EXPECT_FALSE(resident_while_parked.load());
+  box.WakeAll();
+  ASSERT_TRUE(Eventually([&] { return done.load(); }));
+}
+
+TEST(FiberPool, SleepingFibersWakeInDeadlineOrderWithoutHoldingTheWorker) {
+  std::mutex mu;
+  std::vector<int> order;
+  FiberPool pool(1, kStack);
+  for (int delay_ms : {300, 100, 200}) {
+    pool.Spawn([&, delay_ms] {
+      SleepFor(std::chrono::milliseconds(delay_ms));
+      std::lock_guard lock(mu);
+      order.push_back(delay_ms);
+    });
+  }
+  ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
+  EXPECT_EQ(order, (std::vector<int>{100, 200, 300}));
+}
+
+TEST(FiberPool, OffAFiberSleepForSleepsTheThread) {
+  EXPECT_FALSE(OnFiber());
+  auto start = std::chrono::steady_clock::now();
+  SleepFor(std::chrono::milliseconds(20));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+}
+
+TEST(FiberCondition, FibersAndThreadsWaitOnTheSameConditionAndNoWakeIsLost) {
+  // Ping-pong between a fiber and a thread, 2,000 times over one mutex and
+  // one condition: a lost wake would leave both waiting.
+  std::mutex mu;
+  Condition changed;
+  int turn = 0;  // even: the fiber's move; odd: the thread's
+  constexpr int kRounds = 2000;
+  FiberPool pool(1, kStack);
+  pool.Spawn([&] {
+    std::unique_lock lock(mu);
+    for (int i = 0; i < kRounds; ++i) {
+      while (turn % 2 != 0) changed.Wait(lock);
+      ++turn;
+      changed.NotifyAll();
+    }
+  });
+  std::thread player([&] {
+    std::unique_lock lock(mu);
+    for (int i = 0; i < kRounds; ++i) {
+      while (turn % 2 != 1) changed.Wait(lock);
+      ++turn;
+      changed.NotifyAll();
+    }
+  });
+  player.join();
+  ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
+  EXPECT_EQ(turn, 2 * kRounds);
+}
+
+}  // namespace
+}  // namespace diagd::core
