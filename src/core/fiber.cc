@@ -103,11 +103,11 @@ struct FiberPool::State {
   bool stopping = false;
   std::vector<std::thread> workers;
 
+  // Notifies under the lock: once it is released, the fiber may run to its
+  // end and the pool be destroyed while the waking thread is still here.
   void MakeReady(Fiber* fiber) {
-    {
-      std::lock_guard lock(mu);
-      ready.push_back(fiber);
-    }
+    std::lock_guard lock(mu);
+    ready.push_back(fiber);
     cv.notify_one();
   }
 
