@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -94,6 +95,13 @@ void FiberEntry(unsigned high, unsigned low) {
 }  // namespace
 
 struct FiberPool::State {
+  // A RunBlocking call: `call` and `error` live on the parked fiber's stack.
+  struct BlockingCall {
+    const std::function<void()>* call;
+    std::exception_ptr* error;
+    Wake wake;
+  };
+
   std::size_t stack_bytes = 0;
   std::mutex mu;
   std::condition_variable cv;
@@ -102,6 +110,13 @@ struct FiberPool::State {
   int live = 0;
   bool stopping = false;
   std::vector<std::thread> workers;
+
+  int max_blocking_threads = 0;
+  std::condition_variable blocking_cv;
+  std::deque<BlockingCall> blocking_calls;
+  std::vector<std::thread> blocking_threads;
+  int idle_blocking_threads = 0;
+  bool blocking_stopping = false;
 
   // Notifies under the lock: once it is released, the fiber may run to its
   // end and the pool be destroyed while the waking thread is still here.
@@ -151,6 +166,39 @@ struct FiberPool::State {
     }
   }
 
+  void SubmitBlocking(BlockingCall call) {
+    std::lock_guard lock(mu);
+    blocking_calls.push_back(std::move(call));
+    if (idle_blocking_threads == 0 &&
+        static_cast<int>(blocking_threads.size()) < max_blocking_threads) {
+      blocking_threads.emplace_back([this] { BlockingWork(); });
+    } else {
+      blocking_cv.notify_one();
+    }
+  }
+
+  void BlockingWork() {
+    std::unique_lock lock(mu);
+    while (true) {
+      while (blocking_calls.empty() && !blocking_stopping) {
+        ++idle_blocking_threads;
+        blocking_cv.wait(lock);
+        --idle_blocking_threads;
+      }
+      if (blocking_calls.empty()) return;  // stopping, and nothing left
+      BlockingCall next = std::move(blocking_calls.front());
+      blocking_calls.pop_front();
+      lock.unlock();
+      try {
+        (*next.call)();
+      } catch (...) {
+        *next.error = std::current_exception();
+      }
+      next.wake();  // the fiber's `call` and `error` are not touched after this
+      lock.lock();
+    }
+  }
+
   void Destroy(Fiber* fiber) {
 #if DIAGD_TSAN_FIBERS
     __tsan_destroy_fiber(fiber->tsan_fiber);
@@ -190,8 +238,10 @@ struct FiberPool::State {
   }
 };
 
-FiberPool::FiberPool(int workers, std::size_t stack_bytes) : state_(std::make_unique<State>()) {
+FiberPool::FiberPool(int workers, std::size_t stack_bytes, int blocking_threads)
+    : state_(std::make_unique<State>()) {
   state_->stack_bytes = (stack_bytes + PageBytes() - 1) & ~(PageBytes() - 1);
+  state_->max_blocking_threads = std::max(0, blocking_threads);
   for (int i = 0; i < std::max(1, workers); ++i) {
     state_->workers.emplace_back([state = state_.get()] { state->Work(); });
   }
@@ -204,6 +254,13 @@ FiberPool::~FiberPool() {
   }
   state_->cv.notify_all();
   for (auto& worker : state_->workers) worker.join();
+  // No fiber is left to submit a blocking call.
+  {
+    std::lock_guard lock(state_->mu);
+    state_->blocking_stopping = true;
+  }
+  state_->blocking_cv.notify_all();
+  for (auto& thread : state_->blocking_threads) thread.join();
 }
 
 bool FiberPool::Spawn(std::function<void()> body) {
@@ -250,6 +307,19 @@ void Park(std::function<void(Wake)> arm) {
   Fiber* fiber = CurrentFiber();
   fiber->arm = &arm;
   SwitchToWorker(*fiber);
+}
+
+void RunBlocking(const std::function<void()>& call) {
+  Fiber* fiber = CurrentFiber();
+  if (fiber == nullptr || fiber->pool->max_blocking_threads == 0) {
+    call();
+    return;
+  }
+  std::exception_ptr error;
+  Park([&call, &error, pool = fiber->pool](Wake wake) {
+    pool->SubmitBlocking({&call, &error, std::move(wake)});
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 void SleepFor(std::chrono::nanoseconds duration) {

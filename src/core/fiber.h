@@ -7,9 +7,12 @@
 //
 // The code a fiber runs is ordinary blocking code. The few places that
 // wait on purpose ask `OnFiber()` and then `Park` instead of blocking the
-// thread: the HTTP client (a transfer driven by one shared thread) and
-// `SleepFor`. Anything else that blocks (a SQL tool, the store's fsync)
-// blocks its worker for that long; there are a few workers for that.
+// thread: the HTTP client (a transfer driven by one shared thread),
+// `SleepFor` and `Condition`. A call that may block for long (a tool: a
+// SQL query, a first index build) goes through `RunBlocking`, which runs
+// it on a thread of the pool's blocking set while the fiber is parked.
+// Anything else that blocks (the store's fsync) holds its worker for that
+// long; there are a few workers more than cores for that.
 //
 // Rules for code that runs on a fiber: hold no lock across a `Park` (the
 // fiber may resume on another worker), and keep no address of a
@@ -34,9 +37,12 @@ namespace diagd::core {
 class FiberPool {
  public:
   // `workers` threads; each fiber's stack reserves `stack_bytes` of address
-  // space (plus a guard page), of which only touched pages cost memory.
-  FiberPool(int workers, std::size_t stack_bytes);
-  // Waits until every spawned fiber has ended, then joins the workers.
+  // space (plus a guard page), of which only touched pages cost memory. Up
+  // to `blocking_threads` more threads are started as `RunBlocking` calls
+  // need them; past that, calls wait their turn (parked). With none,
+  // `RunBlocking` runs its call on the worker.
+  FiberPool(int workers, std::size_t stack_bytes, int blocking_threads = 0);
+  // Waits until every spawned fiber has ended, then joins the threads.
   ~FiberPool();
   FiberPool(const FiberPool&) = delete;
   FiberPool& operator=(const FiberPool&) = delete;
@@ -65,6 +71,12 @@ using Wake = std::function<void()>;
 // touch the fiber's objects after that. Park returns after the wake, on
 // whichever worker resumes the fiber.
 void Park(std::function<void(Wake)> arm);
+
+// Runs `call` where blocking does no harm: on a fiber, on a blocking thread
+// of its pool while the fiber is parked (so a slow query holds no worker);
+// elsewhere on the calling thread. An exception from `call` is rethrown
+// here.
+void RunBlocking(const std::function<void()>& call);
 
 // Waits `duration`: on a fiber by parking it (its worker serves others
 // meanwhile), elsewhere by sleeping the thread.

@@ -30,9 +30,12 @@ class RunExecutor {
   // 8 MiB default. Only the pages a run touches cost memory, and a waiting
   // run gives back those below where it waits.
   static constexpr std::size_t kRunStackBytes = 512 * 1024;
-  // Workers: a run that blocks on a SQL tool or an fsync holds one for that
-  // long, so a few more than the cores.
+  // Workers: a run that blocks on an fsync holds one for that long, so a
+  // few more than the cores.
   static int WorkerCount();
+  // Threads for tool calls (core::RunBlocking): a slow datasource holds one
+  // of these, not a worker; past them tool calls wait their turn, parked.
+  static constexpr int kToolThreads = 32;
 
   RunExecutor(int max_running, int max_queued);
   // Waits for the running runs to end: Close() first, or leave the process

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -182,6 +184,83 @@ TEST(FiberPool, OffAFiberSleepForSleepsTheThread) {
   auto start = std::chrono::steady_clock::now();
   SleepFor(std::chrono::milliseconds(20));
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+}
+
+TEST(FiberPool, ABlockingCallHoldsNoWorker) {
+  // One worker: the second fiber runs while the first one's call is
+  // blocked only if that call is on a blocking thread.
+  std::atomic<bool> release{false};
+  std::atomic<bool> second_ran{false};
+  std::atomic<bool> first_done{false};
+  FiberPool pool(1, kStack, 2);
+  pool.Spawn([&] {
+    RunBlocking([&] {
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    first_done = true;
+  });
+  pool.Spawn([&] { second_ran = true; });
+  EXPECT_TRUE(Eventually([&] { return second_ran.load(); }));
+  EXPECT_FALSE(first_done.load());
+  release = true;
+  ASSERT_TRUE(Eventually([&] { return first_done.load(); }));
+}
+
+TEST(FiberPool, BlockingCallsBeyondTheThreadsWaitTheirTurn) {
+  std::atomic<bool> release{false};
+  std::atomic<int> in_progress{0};
+  std::atomic<int> most_at_once{0};
+  std::atomic<int> done{0};
+  FiberPool pool(1, kStack, 2);
+  for (int i = 0; i < 5; ++i) {
+    pool.Spawn([&] {
+      RunBlocking([&] {
+        int now = ++in_progress;
+        for (int seen = most_at_once; now > seen && !most_at_once.compare_exchange_weak(seen, now);) {
+        }
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        --in_progress;
+      });
+      ++done;
+    });
+  }
+  ASSERT_TRUE(Eventually([&] { return in_progress.load() == 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a third would start now
+  release = true;
+  ASSERT_TRUE(Eventually([&] { return done.load() == 5; }));
+  EXPECT_EQ(most_at_once.load(), 2);
+}
+
+TEST(FiberPool, ABlockingCallsExceptionIsRethrownOnTheFiber) {
+  std::atomic<bool> caught{false};
+  FiberPool pool(1, kStack, 1);
+  pool.Spawn([&] {
+    try {
+      RunBlocking([] { throw std::runtime_error("backend gone"); });
+    } catch (const std::runtime_error& e) {
+      caught = std::string(e.what()) == "backend gone";
+    }
+  });
+  ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
+  EXPECT_TRUE(caught.load());
+}
+
+TEST(FiberPool, WithoutBlockingThreadsOrOffAFiberABlockingCallRunsInPlace) {
+  auto here = std::this_thread::get_id();
+  std::thread::id ran_on;
+  RunBlocking([&] { ran_on = std::this_thread::get_id(); });
+  EXPECT_EQ(ran_on, here);
+
+  std::atomic<bool> same_thread{false};
+  FiberPool pool(1, kStack);
+  pool.Spawn([&] {
+    auto worker = std::this_thread::get_id();
+    std::thread::id call_thread;
+    RunBlocking([&] { call_thread = std::this_thread::get_id(); });
+    same_thread = call_thread == worker;
+  });
+  ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
+  EXPECT_TRUE(same_thread.load());
 }
 
 TEST(FiberCondition, FibersAndThreadsWaitOnTheSameConditionAndNoWakeIsLost) {
