@@ -8,11 +8,11 @@
 // The code a fiber runs is ordinary blocking code. The few places that
 // wait on purpose ask `OnFiber()` and then `Park` instead of blocking the
 // thread: the HTTP client (a transfer driven by one shared thread),
-// `SleepFor` and `Condition`. A call that may block for long (a tool: a
-// SQL query, a first index build) goes through `RunBlocking`, which runs
-// it on a thread of the pool's blocking set while the fiber is parked.
-// Anything else that blocks (the store's fsync) holds its worker for that
-// long; there are a few workers more than cores for that.
+// `SleepFor` and `Condition`. A call that may block for long (a SQL
+// statement on a remote database) goes through `RunBlocking`, which runs it
+// on a thread of the pool's blocking set while the fiber is parked. The
+// rest (local documents and log reads, the store's fsync) holds its worker
+// for its few milliseconds; there are a few workers more than cores.
 //
 // Rules for code that runs on a fiber: hold no lock across a `Park` (the
 // fiber may resume on another worker), and keep no address of a

@@ -33,9 +33,9 @@ class RunExecutor {
   // Workers: a run that blocks on an fsync holds one for that long, so a
   // few more than the cores.
   static int WorkerCount();
-  // Threads for tool calls (core::RunBlocking): a slow datasource holds one
-  // of these, not a worker; past them tool calls wait their turn, parked.
-  static constexpr int kToolThreads = 32;
+  // Threads for SQL statements (core::RunBlocking): a slow datasource holds
+  // one of these, not a worker; past them statements wait their turn, parked.
+  static constexpr int kBlockingThreads = 32;
 
   RunExecutor(int max_running, int max_queued);
   // Waits for the running runs to end: Close() first, or leave the process

@@ -1,7 +1,5 @@
 #include "tools/tool_boundary.h"
 
-#include <optional>
-
 #include "core/fiber.h"
 #include "core/json.h"
 #include "core/text.h"
@@ -31,11 +29,7 @@ Result<AdapterOutput, AdapterFailure> ToolBoundary::RunWithRetries(ToolAdapter& 
                                                                    int* attempts) const {
   for (int attempt = 1;; ++attempt) {
     *attempts = attempt;
-    // A backend may block for its whole timeout (a slow database): on a
-    // server run that must not hold a worker the other runs need.
-    std::optional<Result<AdapterOutput, AdapterFailure>> executed;
-    core::RunBlocking([&] { executed.emplace(adapter.Execute(request, deadline)); });
-    Result<AdapterOutput, AdapterFailure> output = std::move(*executed);
+    auto output = adapter.Execute(request, deadline);
     if (output) return output;
     // Only a technical failure is retried, and only while time is left: a
     // timeout has spent the deadline and a refused query will be refused again.

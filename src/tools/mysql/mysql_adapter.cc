@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
+#include "core/fiber.h"
 #include "core/json_writer.h"
 #include "core/overloaded.h"
 #include "core/text.h"
@@ -98,8 +100,15 @@ Result<AdapterOutput, AdapterFailure> MysqlAdapter::Execute(const ToolRequest& r
   limits.max_bytes = options_.max_result_bytes;
   MonoTime own_deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(source->config.timeout_ms);
-  auto output = source->datasource->Query(mysql->sql, mysql->params, limits,
-                                          std::min(deadline, own_deadline));
+  // A statement may run (or a server keep us waiting) up to its timeout:
+  // on a server run, on a blocking thread, so it holds no worker that other
+  // runs need (core/fiber.h). Documents and logs are local reads and stay.
+  std::optional<Result<QueryOutput, AdapterFailure>> queried;
+  core::RunBlocking([&] {
+    queried.emplace(source->datasource->Query(mysql->sql, mysql->params, limits,
+                                              std::min(deadline, own_deadline)));
+  });
+  auto output = std::move(*queried);
   if (!output) return Failure(output.error());
 
   AdapterOutput adapted;

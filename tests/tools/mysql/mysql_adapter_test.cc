@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
+#include "core/fiber.h"
 #include "tools/mysql/test_databases.h"
 
 namespace diagd::tools::mysql {
@@ -143,6 +145,30 @@ TEST_F(MysqlAdapterTest, TimeoutMsLimitsEachQuery) {
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().code, ToolErrorCode::kToolTimeout);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+}
+
+TEST_F(MysqlAdapterTest, OnAServerRunAStatementHoldsNoWorker) {
+  // One worker and one blocking thread (core/fiber.h): a statement running
+  // for its whole 1 s timeout must leave the worker to the other run.
+  auto adapter = Open({Source("orders", sqlite_url_, 30, /*timeout_ms=*/1000)});
+  std::atomic<bool> statement_done{false};
+  std::atomic<bool> other_ran_during_statement{false};
+  std::optional<ToolErrorCode> code;
+  {
+    core::FiberPool pool(1, 256 * 1024, 1);
+    pool.Spawn([&] {
+      auto out = adapter->Execute(
+          Request("orders",
+                  "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+                  "SELECT COUNT(*) FROM n"),
+          In(60s));
+      if (!out) code = out.error().code;
+      statement_done = true;
+    });
+    pool.Spawn([&] { other_ran_during_statement = !statement_done; });
+  }
+  EXPECT_TRUE(other_ran_during_statement.load());
+  EXPECT_EQ(code, ToolErrorCode::kToolTimeout);
 }
 
 TEST_F(MysqlAdapterTest, TheCallersEarlierDeadlineWins) {
