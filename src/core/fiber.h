@@ -14,9 +14,10 @@
 // rest (local documents and log reads, the store's fsync) holds its worker
 // for its few milliseconds; there are a few workers more than cores.
 //
-// Rules for code that runs on a fiber: hold no lock across a `Park` (the
-// fiber may resume on another worker), and keep no address of a
-// thread_local across one.
+// Rules for code that runs on a fiber, because it may resume on another
+// worker after a `Park`: hold no lock across a park, keep no address of a
+// thread_local across one, and never park inside a catch handler or while
+// an exception unwinds (the C++ runtime keeps those per thread).
 //
 // Thread safety: `Spawn` may be called from any thread; `Park` and
 // `SleepFor` from the fiber itself; the wake handed to `Park`'s `arm` from

@@ -60,11 +60,15 @@ void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
                  const app::ChatRequest& request) {
   LiveRunWatcher watcher(server, live);
   std::optional<Result<app::ChatResult>> handled;
+  bool threw = false;
   try {
     handled = server.service.chat->Handle(request, &watcher);
   } catch (...) {
-    ContainFailedRun(server, *live);
+    threw = true;
   }
+  // Outside the handler: storing the failed run may park this fiber, and a
+  // fiber must not resume on another thread inside a catch (core/fiber.h).
+  if (threw) ContainFailedRun(server, *live);
   if (handled && !*handled) {
     // The run store refused the run: nothing was executed, nothing stored.
     live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run");
