@@ -1,7 +1,14 @@
 #include "http/transfer_engine.h"
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -12,6 +19,11 @@
 namespace diagd::http {
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
+// One thread, one curl multi handle, one epoll set: curl says which sockets
+// to watch and when its next timeout is (curl_multi_socket_action), so a
+// wake costs the sockets that are ready, not every transfer in flight.
 class TransferEngine {
  public:
   using Done = std::function<void(CURLcode)>;
@@ -27,53 +39,129 @@ class TransferEngine {
       std::lock_guard lock(mu_);
       incoming_.emplace_back(easy, std::move(done));
     }
-    curl_multi_wakeup(multi_);
+    std::uint64_t one = 1;
+    (void)!write(wakeup_fd_, &one, sizeof(one));
   }
 
  private:
-  TransferEngine() : multi_(curl_multi_init()) {
+  TransferEngine()
+      : multi_(curl_multi_init()),
+        epoll_fd_(epoll_create1(EPOLL_CLOEXEC)),
+        wakeup_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    epoll_event wakeup{};
+    wakeup.events = EPOLLIN;
+    wakeup.data.fd = wakeup_fd_;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wakeup_fd_, &wakeup);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &TransferEngine::OnSocket);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &TransferEngine::OnTimer);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     std::thread([this] { Loop(); }).detach();
   }
 
+  // curl: watch `socket` for `what` (or stop watching it).
+  static int OnSocket(CURL*, curl_socket_t socket, int what, void* self, void* watched) {
+    auto* engine = static_cast<TransferEngine*>(self);
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(engine->epoll_fd_, EPOLL_CTL_DEL, socket, nullptr);
+      curl_multi_assign(engine->multi_, socket, nullptr);
+      return 0;
+    }
+    epoll_event event{};
+    event.data.fd = socket;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) event.events |= EPOLLOUT;
+    // `watched` is curl's per-socket pointer: non-null once it is in the set.
+    if (watched != nullptr) {
+      epoll_ctl(engine->epoll_fd_, EPOLL_CTL_MOD, socket, &event);
+    } else {
+      epoll_ctl(engine->epoll_fd_, EPOLL_CTL_ADD, socket, &event);
+      curl_multi_assign(engine->multi_, socket, engine);
+    }
+    return 0;
+  }
+
+  // curl: call back with CURL_SOCKET_TIMEOUT in `timeout_ms` (-1: never).
+  static int OnTimer(CURLM*, long timeout_ms, void* self) {
+    auto* engine = static_cast<TransferEngine*>(self);
+    if (timeout_ms < 0) {
+      engine->timer_.reset();
+    } else {
+      engine->timer_ = SteadyClock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+
   void Loop() {
-    std::unordered_map<CURL*, Done> running;
+    std::vector<epoll_event> events(256);
     std::vector<std::pair<CURL*, Done>> added;
+    int running = 0;
     while (true) {
       {
         std::lock_guard lock(mu_);
         added.swap(incoming_);
       }
       for (auto& [easy, done] : added) {
-        CURLMcode code = curl_multi_add_handle(multi_, easy);
-        if (code != CURLM_OK) {
+        // Adding arms curl's timer at once; the transfer starts below.
+        if (curl_multi_add_handle(multi_, easy) != CURLM_OK) {
           done(CURLE_OUT_OF_MEMORY);  // the only way adding a fresh handle fails
           continue;
         }
-        running.emplace(easy, std::move(done));
+        transfers_.emplace(easy, std::move(done));
       }
       added.clear();
-      int still_running = 0;
-      curl_multi_perform(multi_, &still_running);
-      int queued = 0;
-      while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
-        if (message->msg != CURLMSG_DONE) continue;
-        // Copied out first: removing the handle invalidates `message`.
-        CURL* easy = message->easy_handle;
-        CURLcode result = message->data.result;
-        curl_multi_remove_handle(multi_, easy);
-        auto it = running.find(easy);
-        Done done = std::move(it->second);
-        running.erase(it);
-        done(result);
+
+      int wait_ms = -1;
+      if (timer_) {
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(*timer_ - SteadyClock::now());
+        wait_ms = static_cast<int>(std::max<std::int64_t>(0, left.count()));
       }
-      // Returns on socket activity, on curl's next timeout, or on a wakeup.
-      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+      int ready = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), wait_ms);
+      for (int i = 0; i < ready; ++i) {
+        int fd = events[static_cast<std::size_t>(i)].data.fd;
+        if (fd == wakeup_fd_) {
+          std::uint64_t count;
+          (void)!read(wakeup_fd_, &count, sizeof(count));
+          continue;
+        }
+        std::uint32_t what = events[static_cast<std::size_t>(i)].events;
+        int flags = 0;
+        if (what & EPOLLIN) flags |= CURL_CSELECT_IN;
+        if (what & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+        if (what & (EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(multi_, fd, flags, &running);
+      }
+      if (timer_ && *timer_ <= SteadyClock::now()) {
+        timer_.reset();
+        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+      }
+      FinishDone();
+    }
+  }
+
+  void FinishDone() {
+    int queued = 0;
+    while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      // Copied out first: removing the handle invalidates `message`.
+      CURL* easy = message->easy_handle;
+      CURLcode result = message->data.result;
+      curl_multi_remove_handle(multi_, easy);
+      auto it = transfers_.find(easy);
+      Done done = std::move(it->second);
+      transfers_.erase(it);
+      done(result);
     }
   }
 
   CURLM* const multi_;
+  const int epoll_fd_;
+  const int wakeup_fd_;
   std::mutex mu_;
-  std::vector<std::pair<CURL*, Done>> incoming_;
+  std::vector<std::pair<CURL*, Done>> incoming_;  // guarded by mu_
+  // The loop thread's alone from here on.
+  std::unordered_map<CURL*, Done> transfers_;
+  std::optional<SteadyClock::time_point> timer_;
 };
 
 }  // namespace
