@@ -1,6 +1,6 @@
-// The runs of POST /api/v1/chat: admitted to the executor, executed on its
-// thread by the ChatApplicationUseCase, their events fed to a LiveRun, and
-// counted and logged once stored.
+// The runs of POST /api/v1/chat: admitted to the executor, executed on a
+// fiber of its by the ChatApplicationUseCase, their events fed to a LiveRun,
+// and counted and logged once stored.
 #include <chrono>
 #include <optional>
 
@@ -9,7 +9,7 @@
 namespace diagd::server {
 namespace {
 
-// Watches one run on its worker thread.
+// Watches one run, on whichever worker runs its fiber.
 class LiveRunWatcher final : public app::ChatObserver {
  public:
   LiveRunWatcher(Server::Impl& server, std::shared_ptr<LiveRun> live)

@@ -111,7 +111,7 @@ struct Wakeup {
 };
 
 // Waits until `live` has an event after `last` (true) or `timeout` passes
-// (false). The run's thread wakes the wait by posting a cancel to this
+// (false). The run wakes the wait by posting a cancel to this
 // (single) io thread; the shared Wakeup outlives whichever side is later.
 asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
                                         std::chrono::steady_clock::duration timeout) {

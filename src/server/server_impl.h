@@ -3,7 +3,7 @@
 // runs (chat_runs.cc). Beast and Asio stay inside server/.
 //
 // Threading: one io thread runs every connection coroutine, so the state
-// they share needs no lock; runs execute on RunExecutor threads and reach
+// they share needs no lock; runs execute on RunExecutor fibers and reach
 // the io side only through LiveRun (locked) and the atomics below. Run
 // store reads (operator routes) run on the io thread: they take
 // milliseconds, and moving them to a pool cost more code than it saved.
