@@ -444,6 +444,48 @@ TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
   }
 }
 
+// A line of /proc/PID/status ("Threads:"), as a number.
+long ProcStatus(pid_t pid, const std::string& key) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
+  }
+  return -1;
+}
+
+TEST_F(ServeBinary, RunsWaitingOnTheModelHoldNoThreadEach) {
+  // Issue 6: a run spends its life waiting on a model, and waiting must be
+  // cheap. 64 runs wait on their model at once; the server keeps its few
+  // workers and service threads, not one thread per run.
+  constexpr int kRuns = 64;
+  ScriptedModelServer model(ScriptedDiagnosis(1, seconds(2)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/5));
+  long threads_idle = ProcStatus(pid_, "Threads:");
+  std::vector<HttpReply> replies(kRuns);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kRuns; ++i) {
+    clients.emplace_back([&, i] {
+      replies[i] = Request(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+    });
+  }
+  auto deadline = std::chrono::steady_clock::now() + seconds(20);
+  while (model.Requests().size() < kRuns && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_EQ(model.Requests().size(), std::size_t{kRuns}) << "not every run reached its model";
+  long threads_waiting = ProcStatus(pid_, "Threads:");
+  for (auto& client : clients) client.join();
+  // Allowed: the curl multi thread, started by the first model call.
+  EXPECT_LT(threads_waiting, threads_idle + 8)
+      << "threads idle " << threads_idle << ", with " << kRuns << " runs waiting "
+      << threads_waiting;
+  for (const auto& reply : replies) {
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    EXPECT_NE(reply.body.find(R"("release_outcome":"DIAGNOSIS")"), std::string::npos) << reply.body;
+  }
+}
+
 TEST_F(ServeBinary, ASecondSignalCutsTheGracePeriod) {
   ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
