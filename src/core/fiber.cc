@@ -11,6 +11,8 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -167,14 +169,33 @@ struct FiberPool::State {
   }
 
   void SubmitBlocking(BlockingCall call) {
-    std::lock_guard lock(mu);
+    std::unique_lock lock(mu);
     blocking_calls.push_back(std::move(call));
-    if (idle_blocking_threads == 0 &&
-        static_cast<int>(blocking_threads.size()) < max_blocking_threads) {
-      blocking_threads.emplace_back([this] { BlockingWork(); });
-    } else {
+    if (idle_blocking_threads > 0 ||
+        static_cast<int>(blocking_threads.size()) >= max_blocking_threads) {
       blocking_cv.notify_one();
+      return;
     }
+    try {
+      blocking_threads.emplace_back([this] { BlockingWork(); });
+    } catch (const std::system_error&) {
+      // No thread to be had: a running one takes the call later; with none
+      // at all, it runs here on the worker rather than never.
+      if (!blocking_threads.empty()) return;
+      BlockingCall mine = std::move(blocking_calls.back());
+      blocking_calls.pop_back();
+      lock.unlock();
+      Execute(mine);
+    }
+  }
+
+  static void Execute(BlockingCall& blocking) {
+    try {
+      (*blocking.call)();
+    } catch (...) {
+      *blocking.error = std::current_exception();
+    }
+    blocking.wake();  // the fiber's `call` and `error` are not touched after this
   }
 
   void BlockingWork() {
@@ -189,12 +210,7 @@ struct FiberPool::State {
       BlockingCall next = std::move(blocking_calls.front());
       blocking_calls.pop_front();
       lock.unlock();
-      try {
-        (*next.call)();
-      } catch (...) {
-        *next.error = std::current_exception();
-      }
-      next.wake();  // the fiber's `call` and `error` are not touched after this
+      Execute(next);
       lock.lock();
     }
   }
@@ -272,7 +288,11 @@ bool FiberPool::Spawn(std::function<void()> body) {
     munmap(mapping, mapping_bytes);
     return false;
   }
-  auto* fiber = new Fiber;
+  auto* fiber = new (std::nothrow) Fiber;
+  if (fiber == nullptr) {
+    munmap(mapping, mapping_bytes);
+    return false;
+  }
   fiber->mapping = static_cast<char*>(mapping);
   fiber->mapping_bytes = mapping_bytes;
   fiber->body = std::move(body);
