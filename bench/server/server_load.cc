@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/proc_status.h"
 #include "testing/scripted_diagnosis.h"
 #include "testing/scripted_model_server.h"
 
@@ -49,6 +50,7 @@ namespace http = beast::http;
 namespace fs = std::filesystem;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
+using diagd::testing::ProcStatus;
 
 struct Options {
   int runs = 1000;
@@ -71,16 +73,6 @@ int FreePort() {
   asio::io_context io;
   tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
   return acceptor.local_endpoint().port();
-}
-
-// A status line of /proc/PID/status ("VmRSS:", "Threads:"), as a number.
-long ProcStatus(pid_t pid, const std::string& key) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
-  }
-  return -1;
 }
 
 // CPU seconds (user + system) a process has used, from /proc/PID/stat.

@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "core/clock.h"
 #include "server/test_client.h"
+#include "testing/proc_status.h"
 #include "testing/scripted_diagnosis.h"
 #include "wiring/run_store.h"
 
@@ -34,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using diagd::testing::kScriptedDiagnosisQuote;
+using diagd::testing::ProcStatus;
 using diagd::testing::ScriptedDiagnosis;
 using diagd::testing::ScriptedModelServer;
 using std::chrono::milliseconds;
@@ -442,16 +444,6 @@ TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
     std::string id(line.at("run_id").as_string());
     EXPECT_EQ(RunRecord(id)["failure_reason"], "SERVER_SHUTDOWN") << id;
   }
-}
-
-// A line of /proc/PID/status ("Threads:"), as a number.
-long ProcStatus(pid_t pid, const std::string& key) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
-  }
-  return -1;
 }
 
 TEST_F(ServeBinary, RunsWaitingOnTheModelHoldNoThreadEach) {
