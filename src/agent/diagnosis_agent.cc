@@ -13,7 +13,7 @@ using harness::TraceEventType;
 
 std::vector<model::FunctionTool> OfferedTools(const tools::ToolCatalog& catalog) {
   std::vector<model::FunctionTool> offered;
-  for (const auto& definition : catalog.Definitions()) {
+  for (const auto& definition : *catalog.Definitions()) {
     offered.push_back({definition.name, definition.description, definition.parameters_schema});
   }
   return offered;

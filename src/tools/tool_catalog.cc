@@ -1,6 +1,7 @@
 #include "tools/tool_catalog.h"
 
 #include <boost/json.hpp>
+#include <algorithm>
 
 #include "core/json.h"
 #include "core/overloaded.h"
@@ -64,14 +65,25 @@ std::string EnvelopeSchema(boost::json::object input_schema, const char* previou
 
 }  // namespace
 
-ToolCatalog::ToolCatalog(CatalogOptions options) : options_(std::move(options)) {
-  const Descriptions& d = options_.english ? kEn : kZh;
-  definitions_ = {
+ToolCatalog::ToolCatalog(CatalogOptions options, TopicSource topics)
+    : topics_(std::move(topics)), current_(Build(std::move(options))) {
+  if (topics_.list && topics_.clock != nullptr) {
+    next_listing_ = topics_.clock->Monotonic() + topics_.interval;
+  }
+}
+
+std::shared_ptr<const ToolCatalog::Snapshot> ToolCatalog::Build(CatalogOptions options) {
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->options = std::move(options);
+  const CatalogOptions& o = snapshot->options;
+  const Descriptions& d = o.english ? kEn : kZh;
+  auto& definitions = snapshot->definitions;
+  definitions = {
       {"search_documents", d.documents,
        EnvelopeSchema(documents::InputSchema(), d.previous_observation)},
-      {"query_logs", d.logs, EnvelopeSchema(logs::InputSchema(options_.logs), d.previous_observation)},
+      {"query_logs", d.logs, EnvelopeSchema(logs::InputSchema(o.logs), d.previous_observation)},
       {"query_mysql", d.mysql,
-       EnvelopeSchema(mysql::InputSchema(options_.mysql), d.previous_observation)},
+       EnvelopeSchema(mysql::InputSchema(o.mysql), d.previous_observation)},
   };
   // Name the configured topics and datasources so the model never has to guess.
   auto append_names = [](std::string& description, const char* label,
@@ -80,10 +92,39 @@ ToolCatalog::ToolCatalog(CatalogOptions options) : options_(std::move(options)) 
     description += label;
     for (std::size_t i = 0; i < names.size(); ++i) description += (i ? ", " : "") + names[i];
   };
-  append_names(definitions_[1].description, options_.english ? " Topics: " : " 可用主题：",
-               options_.logs.topics);
-  append_names(definitions_[2].description,
-               options_.english ? " Datasources: " : " 可用数据源：", options_.mysql.datasources);
+  append_names(definitions[1].description, o.english ? " Topics: " : " 可用主题：",
+               o.logs.topics);
+  append_names(definitions[2].description, o.english ? " Datasources: " : " 可用数据源：",
+               o.mysql.datasources);
+  return snapshot;
+}
+
+std::shared_ptr<const ToolCatalog::Snapshot> ToolCatalog::Current() const {
+  std::shared_ptr<const Snapshot> snapshot;
+  {
+    MutexLock lock(mu_);
+    snapshot = current_;
+    if (!topics_.list || topics_.clock == nullptr || topics_.clock->Monotonic() < next_listing_) {
+      return snapshot;
+    }
+    next_listing_ = topics_.clock->Monotonic() + topics_.interval;
+  }
+  // Listed without the lock (it reads a folder); runs meanwhile use the
+  // snapshot they have.
+  std::vector<std::string> listed = topics_.list();
+  std::sort(listed.begin(), listed.end());
+  if (listed == snapshot->options.logs.topics) return snapshot;
+  CatalogOptions options = snapshot->options;
+  options.logs.topics = std::move(listed);
+  auto rebuilt = Build(std::move(options));
+  MutexLock lock(mu_);
+  current_ = rebuilt;
+  return rebuilt;
+}
+
+std::shared_ptr<const std::vector<ToolDefinition>> ToolCatalog::Definitions() const {
+  auto snapshot = Current();
+  return {snapshot, &snapshot->definitions};  // shares the snapshot's lifetime
 }
 
 InputResult<ToolRequest> ToolCatalog::ParseInput(ToolName tool,
@@ -96,9 +137,9 @@ InputResult<ToolRequest> ToolCatalog::ParseInput(ToolName tool,
     case ToolName::kSearchDocuments:
       return widen(documents::ParseInput(input));
     case ToolName::kQueryLogs:
-      return widen(logs::ParseInput(input, options_.logs));
+      return widen(logs::ParseInput(input, Current()->options.logs));
     case ToolName::kQueryMysql:
-      return widen(mysql::ParseInput(input, options_.mysql));
+      return widen(mysql::ParseInput(input, Current()->options.mysql));
   }
   return InputFailure("input", "UNKNOWN_TOOL");
 }

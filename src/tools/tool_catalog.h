@@ -1,15 +1,23 @@
 // The three agent-facing tools as the model is offered them, and the rules
 // that turn a model's envelope `input` into a validated business request.
-// Built once from configuration (known topics and datasources, lookback
-// limits, language of the descriptions) and shared read-only by every run.
+// Built from configuration (known topics and datasources, lookback limits,
+// language of the descriptions) and shared by every run. The log topics
+// may be listed again as the server runs (`TopicSource`): a topic file
+// added to the logs folder is offered, and accepted, without a restart.
 //
-// Thread safety: immutable after construction; safe for concurrent use.
+// Thread safety: safe for concurrent use. What `Definitions()` returns is an
+// immutable snapshot.
 #pragma once
 
 #include <boost/json/fwd.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
+#include "core/mutex.h"
 #include "tools/documents/documents_tool.h"
 #include "tools/input_rules.h"
 #include "tools/logs/logs_tool.h"
@@ -35,14 +43,25 @@ struct CatalogOptions {
   bool english = false;  // descriptions in English instead of Chinese
 };
 
+// Where the log topics come from while the catalog lives: `list` gives the
+// topics as they are now, and is asked at most once per `interval`.
+struct TopicSource {
+  std::function<std::vector<std::string>()> list;
+  const Clock* clock = nullptr;
+  std::chrono::milliseconds interval{5000};
+};
+
 class ToolCatalog {
  public:
-  explicit ToolCatalog(CatalogOptions options);
+  // Without a topic source, the topics of `options` are the topics for good.
+  explicit ToolCatalog(CatalogOptions options, TopicSource topics = {});
 
-  const std::vector<ToolDefinition>& Definitions() const { return definitions_; }
+  // The tools as offered now. A run takes them once, at its start: a topic
+  // that appears later is offered to the runs that start after.
+  std::shared_ptr<const std::vector<ToolDefinition>> Definitions() const;
 
   // Validates `input` against the business schema and the tool's own rules
-  // (HARNESS.md step 5). Never executes anything.
+  // (HARNESS.md step 5), with the topics known now. Never executes anything.
   InputResult<ToolRequest> ParseInput(ToolName tool, const boost::json::object& input) const;
 
   // Deterministic, side-effect free scope of a validated request.
@@ -51,8 +70,18 @@ class ToolCatalog {
   static ToolName ToolOf(const ToolRequest& request);
 
  private:
-  CatalogOptions options_;
-  std::vector<ToolDefinition> definitions_;
+  struct Snapshot {
+    CatalogOptions options;
+    std::vector<ToolDefinition> definitions;
+  };
+  static std::shared_ptr<const Snapshot> Build(CatalogOptions options);
+  // The snapshot to use now, listing the topics again when that is due.
+  std::shared_ptr<const Snapshot> Current() const;
+
+  const TopicSource topics_;
+  mutable Mutex mu_;
+  mutable std::shared_ptr<const Snapshot> current_ GUARDED_BY(mu_);
+  mutable MonoTime next_listing_ GUARDED_BY(mu_);
 };
 
 }  // namespace diagd::tools

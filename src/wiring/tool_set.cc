@@ -52,7 +52,8 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
        static_cast<std::size_t>(config.tools.logs.max_message_chars)},
       clock);
   if (!logs) return KeyError("tools.logs.path", logs.error());
-  std::vector<std::string> topics = (*logs)->ListTopics();
+  tools::logs::LocalLogsAdapter* logs_adapter = logs->get();
+  std::vector<std::string> topics = logs_adapter->ListTopics();
 
   auto mysql = tools::mysql::MysqlAdapter::Open(config.tools.datasources);
   if (!mysql) return KeyError("tools.mysql.datasources", mysql.error());
@@ -65,8 +66,13 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
   set->adapters.push_back(std::move(*logs));
   set->adapters.push_back(std::move(*mysql));
 
-  set->catalog =
-      std::make_unique<tools::ToolCatalog>(tools::CatalogOptionsFrom(config, std::move(topics)));
+  // A long-running server sees topic files added (or removed) while it
+  // runs: the catalog lists them again at most every few seconds. The
+  // adapter outlives the catalog (both belong to the set).
+  tools::TopicSource topic_source{[logs_adapter] { return logs_adapter->ListTopics(); }, &clock,
+                                  kTopicListingInterval};
+  set->catalog = std::make_unique<tools::ToolCatalog>(
+      tools::CatalogOptionsFrom(config, std::move(topics)), std::move(topic_source));
   set->boundary = std::make_unique<tools::ToolBoundary>(
       std::move(adapters), *set->canonical_store, clock, tools::BoundaryOptionsFrom(config));
   return set;

@@ -1,7 +1,8 @@
 // The tools a diagd process opens from its configuration: the adapters of
 // the three tools (local or http documents, local logs, SQLite/MariaDB
 // datasources), the canonical store, the catalog offered to models (with the
-// topics found under tools.logs.path), and the boundary in front of them.
+// topics found under tools.logs.path, listed again at most every
+// `kTopicListingInterval`), and the boundary in front of them.
 // wiring/ is the one place that names concrete implementations; cli/ and
 // server/ call it.
 //
@@ -9,6 +10,7 @@
 // safe for concurrent use.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -21,6 +23,9 @@
 #include "tools/tool_catalog.h"
 
 namespace diagd::wiring {
+
+// A topic file added to tools.logs.path is offered this long after, at most.
+inline constexpr std::chrono::seconds kTopicListingInterval{5};
 
 struct ToolSet {
   std::vector<std::unique_ptr<tools::ToolAdapter>> adapters;  // owned; the boundary borrows

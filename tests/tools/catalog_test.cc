@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <atomic>
+#include <mutex>
+#include <thread>
 
+#include "core/clock.h"
 #include "core/json.h"
 
 namespace diagd::tools {
@@ -33,9 +37,9 @@ void ExpectClosedEverywhere(const boost::json::value& schema, const std::string&
 
 TEST(ToolCatalog, OffersThreeToolsWithClosedEnvelopeSchemas) {
   auto catalog = Catalog();
-  ASSERT_EQ(catalog.Definitions().size(), 3u);
+  ASSERT_EQ((*catalog.Definitions()).size(), 3u);
   std::vector<std::string> names;
-  for (const auto& definition : catalog.Definitions()) {
+  for (const auto& definition : (*catalog.Definitions())) {
     names.push_back(definition.name);
     auto schema = json::Parse(definition.parameters_schema);
     ASSERT_TRUE(schema.has_value());
@@ -52,20 +56,20 @@ TEST(ToolCatalog, OffersThreeToolsWithClosedEnvelopeSchemas) {
 
 TEST(ToolCatalog, NamesConfiguredTopicsAndDatasourcesAsEnums) {
   auto catalog = Catalog(true);
-  auto logs = json::Parse(catalog.Definitions()[1].parameters_schema);
-  auto mysql = json::Parse(catalog.Definitions()[2].parameters_schema);
+  auto logs = json::Parse((*catalog.Definitions())[1].parameters_schema);
+  auto mysql = json::Parse((*catalog.Definitions())[2].parameters_schema);
   EXPECT_EQ(logs->at("properties").at("input").at("properties").at("topic").at("enum"),
             (boost::json::array{"gateway", "order-service"}));
   EXPECT_EQ(mysql->at("properties").at("input").at("properties").at("datasource").at("enum"),
             boost::json::array{"orders"});
-  EXPECT_NE(catalog.Definitions()[1].description.find("gateway, order-service"),
+  EXPECT_NE((*catalog.Definitions())[1].description.find("gateway, order-service"),
             std::string::npos);
 }
 
 TEST(ToolCatalog, DescriptionsNeverMentionLimitsOrBudgets) {
   for (bool english : {false, true}) {
     ToolCatalog catalog = Catalog(english);
-    for (const auto& definition : catalog.Definitions()) {
+    for (const auto& definition : (*catalog.Definitions())) {
       for (const char* word : {"budget", "threshold", "counter", "预算", "阈值", "计数"}) {
         EXPECT_EQ(definition.description.find(word), std::string::npos) << word;
         EXPECT_EQ(definition.parameters_schema.find(word), std::string::npos) << word;
@@ -159,6 +163,98 @@ TEST(ToolCatalog, ErrorsNeverEchoTheValue) {
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().field.find("secret"), std::string::npos);
   EXPECT_EQ(parsed.error().reason.find("secret"), std::string::npos);
+}
+
+// The topic enum of a query_logs definition, as names.
+std::vector<std::string> OfferedTopics(const ToolCatalog& catalog) {
+  auto schema = json::Parse((*catalog.Definitions())[1].parameters_schema);
+  std::vector<std::string> topics;
+  for (const auto& topic : schema->at("properties").at("input").at("properties").at("topic").at(
+           "enum").as_array()) {
+    topics.emplace_back(topic.as_string());
+  }
+  return topics;
+}
+
+bool AcceptsTopic(const ToolCatalog& catalog, const char* topic) {
+  return catalog.ParseInput(ToolName::kQueryLogs, {{"topic", topic}, {"query", "timeout"}})
+      .has_value();
+}
+
+TEST(ToolCatalog, TopicsListedAgainAreOfferedAndAcceptedOnceTheIntervalHasPassed) {
+  ManualClock clock;
+  std::vector<std::string> on_disk{"gateway", "order-service"};
+  int listings = 0;
+  ToolCatalog catalog({{on_disk, 60, 1440}, {{"orders"}}, true},
+                      {[&] {
+                         ++listings;
+                         return on_disk;
+                       },
+                       &clock, std::chrono::milliseconds(5000)});
+  auto before = catalog.Definitions();
+  on_disk.push_back("billing");  // a topic file appears while the server runs
+
+  clock.Advance(std::chrono::milliseconds(4999));
+  EXPECT_FALSE(AcceptsTopic(catalog, "billing"));
+  EXPECT_EQ(listings, 0) << "listed before the interval";
+
+  clock.Advance(std::chrono::milliseconds(1));
+  EXPECT_EQ(OfferedTopics(catalog), (std::vector<std::string>{"billing", "gateway", "order-service"}));
+  EXPECT_TRUE(AcceptsTopic(catalog, "billing"));
+  EXPECT_NE((*catalog.Definitions())[1].description.find("billing, gateway, order-service"),
+            std::string::npos);
+  EXPECT_EQ(listings, 1) << "listed once per interval, however often asked";
+  // What a run took at its start stays as it was.
+  EXPECT_EQ((*before)[1].description.find("billing"), std::string::npos);
+
+  on_disk = {"gateway"};  // and one that goes away is no longer offered
+  clock.Advance(std::chrono::milliseconds(5000));
+  EXPECT_EQ(OfferedTopics(catalog), (std::vector<std::string>{"gateway"}));
+  EXPECT_FALSE(AcceptsTopic(catalog, "order-service"));
+}
+
+TEST(ToolCatalog, ConcurrentRunsSeeWholeSnapshotsWhileTheTopicsChange) {
+  // Runs read the catalog while the topics on disk change and are listed
+  // again: each snapshot's schema and description agree (also run under
+  // ThreadSanitizer, scripts/tsan).
+  ManualClock clock;
+  std::mutex disk_mu;
+  std::vector<std::string> on_disk{"gateway"};
+  ToolCatalog catalog({{on_disk, 60, 1440}, {{"orders"}}, true},
+                      {[&] {
+                         std::lock_guard lock(disk_mu);
+                         return on_disk;
+                       },
+                       &clock, std::chrono::milliseconds(1)});
+  std::atomic<int> inconsistent{0};
+  std::vector<std::thread> runs;
+  for (int r = 0; r < 4; ++r) {
+    runs.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        auto definitions = catalog.Definitions();
+        bool in_schema = (*definitions)[1].parameters_schema.find("billing") != std::string::npos;
+        bool in_description = (*definitions)[1].description.find("billing") != std::string::npos;
+        if (in_schema != in_description) ++inconsistent;
+        (void)AcceptsTopic(catalog, "billing");
+      }
+    });
+  }
+  for (int flip = 0; flip < 200; ++flip) {
+    {
+      std::lock_guard lock(disk_mu);
+      on_disk = flip % 2 == 0 ? std::vector<std::string>{"billing", "gateway"}
+                              : std::vector<std::string>{"gateway"};
+    }
+    clock.Advance(std::chrono::milliseconds(1));
+  }
+  for (auto& run : runs) run.join();
+  EXPECT_EQ(inconsistent.load(), 0);
+}
+
+TEST(ToolCatalog, WithoutATopicSourceTheTopicsAreFixed) {
+  ToolCatalog catalog = Catalog(true);
+  EXPECT_EQ(OfferedTopics(catalog), (std::vector<std::string>{"gateway", "order-service"}));
+  EXPECT_FALSE(AcceptsTopic(catalog, "billing"));
 }
 
 }  // namespace

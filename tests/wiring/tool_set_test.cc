@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <filesystem>
 
 #include "core/clock.h"
@@ -47,12 +48,37 @@ class Unlimited final : public tools::ToolBudget {
 TEST_F(ToolSetTest, OffersTheTopicsAndDatasourcesOfTheWorkspace) {
   auto set = OpenToolSet(config_, clock_);
   ASSERT_TRUE(set.has_value()) << set.error().message;
-  const auto& definitions = (*set)->catalog->Definitions();
+  const auto& definitions = *(*set)->catalog->Definitions();
   EXPECT_NE(definitions[1].parameters_schema.find(
                 R"("enum":["gateway","inventory-service","order-service","payment-db","payment-service"])"),
             std::string::npos)
       << definitions[1].parameters_schema;
   EXPECT_NE(definitions[2].parameters_schema.find(R"("enum":["orders"])"), std::string::npos);
+}
+
+TEST_F(ToolSetTest, ALogTopicAddedWhileRunningIsOfferedAndQueriedWithoutARestart) {
+  auto logs = cache_ / "logs";
+  std::filesystem::create_directories(logs);
+  std::filesystem::copy_file(config_.tools.logs.path / "gateway.log", logs / "gateway.log");
+  config_.tools.logs.path = logs;
+  ManualClock clock(config_.now.value_or(WallTime{}));
+  auto set = OpenToolSet(config_, clock);
+  ASSERT_TRUE(set.has_value()) << set.error().message;
+  auto offered_at_start = (*set)->catalog->Definitions();
+
+  std::filesystem::copy_file(config_.tools.logs.path / "gateway.log", logs / "billing.log");
+  clock.Advance(kTopicListingInterval);
+  const auto& definitions = *(*set)->catalog->Definitions();
+  EXPECT_NE(definitions[1].parameters_schema.find(R"("enum":["billing","gateway"])"),
+            std::string::npos)
+      << definitions[1].parameters_schema;
+  EXPECT_EQ((*offered_at_start)[1].parameters_schema.find("billing"), std::string::npos);
+  auto parsed = (*set)->catalog->ParseInput(tools::ToolName::kQueryLogs,
+                                            {{"topic", "billing"}, {"query", "timeout"}});
+  ASSERT_TRUE(parsed.has_value());
+  Unlimited budget;
+  auto executed = Execute(**set, "call-1", *parsed, budget);
+  EXPECT_FALSE(executed.record.error_code.has_value());
 }
 
 TEST_F(ToolSetTest, RunsEachToolOverTheDemoWorkspace) {

@@ -25,7 +25,7 @@ class Conversation {
     options.english = english;
     tools::ToolCatalog catalog(options);
     request_.component = Component::kDiagnosisAgent;
-    for (const auto& d : catalog.Definitions()) {
+    for (const auto& d : *catalog.Definitions()) {
       request_.tools.push_back({d.name, d.description, d.parameters_schema});
     }
     request_.messages.push_back(
