@@ -12,7 +12,9 @@ int RunExecutor::WorkerCount() {
 }
 
 RunExecutor::RunExecutor(int max_running, int max_queued)
-    : max_running_(max_running), max_queued_(max_queued), fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {}
+    : max_running_(max_running),
+      max_queued_(max_queued),
+      fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {}
 
 RunExecutor::Admission RunExecutor::Submit(Job job) {
   MutexLock lock(mu_);

@@ -216,7 +216,8 @@ TEST(FiberPool, BlockingCallsBeyondTheThreadsWaitTheirTurn) {
     pool.Spawn([&] {
       RunBlocking([&] {
         int now = ++in_progress;
-        for (int seen = most_at_once; now > seen && !most_at_once.compare_exchange_weak(seen, now);) {
+        int seen = most_at_once;
+        while (now > seen && !most_at_once.compare_exchange_weak(seen, now)) {
         }
         while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         --in_progress;

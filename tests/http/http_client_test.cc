@@ -70,10 +70,11 @@ TEST(HttpClient, ReportsTimeoutRefusalAndOversizeAsKinds) {
 
 // Runs `send` on `fibers` fibers of a one-worker pool and returns their
 // results once all are done.
-std::vector<Result<Response, Failure>> SendOnFibers(int fibers,
-                                                    const std::function<Result<Response, Failure>()>& send) {
+using SendResult = Result<Response, Failure>;
+
+std::vector<SendResult> SendOnFibers(int fibers, const std::function<SendResult()>& send) {
   std::mutex mu;
-  std::vector<Result<Response, Failure>> results;
+  std::vector<SendResult> results;
   {
     core::FiberPool pool(1, 256 * 1024);
     for (int i = 0; i < fibers; ++i) {

@@ -199,7 +199,8 @@ TEST(ToolCatalog, TopicsListedAgainAreOfferedAndAcceptedOnceTheIntervalHasPassed
   EXPECT_EQ(listings, 0) << "listed before the interval";
 
   clock.Advance(std::chrono::milliseconds(1));
-  EXPECT_EQ(OfferedTopics(catalog), (std::vector<std::string>{"billing", "gateway", "order-service"}));
+  EXPECT_EQ(OfferedTopics(catalog),
+            (std::vector<std::string>{"billing", "gateway", "order-service"}));
   EXPECT_TRUE(AcceptsTopic(catalog, "billing"));
   EXPECT_NE((*catalog.Definitions())[1].description.find("billing, gateway, order-service"),
             std::string::npos);
