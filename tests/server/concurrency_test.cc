@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <atomic>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,6 +28,9 @@ namespace {
 using diagd::testing::kScriptedDiagnosisQuote;
 using diagd::testing::ScriptedDiagnosis;
 using diagd::testing::ScriptedModelServer;
+using diagd::testing::ScriptedReply;
+using diagd::testing::ScriptedFailure;
+using diagd::testing::ScriptedHangUp;
 using std::chrono::milliseconds;
 
 // A diagnosis question with the router skipped: tool_turns + 2 model calls.
@@ -227,6 +231,43 @@ TEST(ServerConcurrency, TwoHundredConcurrentChatsAllCompleteCorrectly) {
   constexpr const char* kSucceeded =
       R"(diagd_runs_total{status="SUCCEEDED",outcome="DIAGNOSIS",fallback_code="NONE"})";
   EXPECT_EQ(MetricValue(metrics.body, kSucceeded), kClients) << metrics.body;
+}
+
+TEST(ServerConcurrency, FailedModelCallsOfConcurrentRunsAreRetriedAndEveryRunReleased) {
+  // The first 10 first-turn requests fail (503 or a hang-up): on a server
+  // run the transfer is parked (http/transfer_engine) and so is the
+  // client's backoff (core::SleepFor); each failed call is retried once and
+  // all 20 runs are released.
+  constexpr int kRuns = 20;
+  constexpr int kFailures = kRuns / 2;
+  auto script = ScriptedDiagnosis(1, milliseconds(50));
+  std::atomic<int> first_turns{0};
+  ScriptedModelServer model([&](const ScriptedModelServer::RecordedRequest& request) {
+    // A run's first diagnosis turn: the agent's request with no assistant
+    // turn yet.
+    auto component = request.headers.find("x-diagd-component");
+    bool first = component != request.headers.end() && component->second == "DIAGNOSIS_AGENT" &&
+                 request.body.find(R"("role":"assistant")") == std::string::npos;
+    int n = first ? ++first_turns : 0;
+    if (first && n <= kFailures) {
+      return n % 2 == 0 ? ScriptedReply{ScriptedFailure{503, "overloaded"}, {}}
+                        : ScriptedReply{ScriptedHangUp{}, {}};
+    }
+    return script(request);
+  });
+  ServerFixture server(ScriptedOptions(model));
+  std::vector<HttpReply> replies(kRuns);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kRuns; ++i) {
+    clients.emplace_back([&, i] { replies[i] = server.PostChat(kDiagnosisChat); });
+  }
+  for (auto& client : clients) client.join();
+  for (const auto& reply : replies) {
+    std::string run_id;
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    EXPECT_TRUE(IsScriptedDiagnosis(reply.body, &run_id));
+  }
+  EXPECT_EQ(first_turns.load(), kRuns + kFailures) << "each failed call retried once";
 }
 
 TEST(ServerConcurrency, AClientThatDisconnectsMidStreamDoesNotLoseTheRun) {
