@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/free_port.h"
 #include "testing/proc_status.h"
 #include "testing/scripted_diagnosis.h"
 #include "testing/scripted_model_server.h"
@@ -68,12 +69,6 @@ struct Outcome {
   std::string run_id;
   std::string release_outcome;
 };
-
-int FreePort() {
-  asio::io_context io;
-  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
-}
 
 // CPU seconds (user + system) a process has used, from /proc/PID/stat.
 double CpuSeconds(pid_t pid) {
@@ -227,7 +222,7 @@ int main(int argc, char** argv) {
         return reply;
       });
   model.set_record_requests(false);
-  int port = FreePort();
+  int port = diagd::testing::FreeLoopbackPort();
   WriteConfig(dir, port, model.BaseUrl(), options);
 
   pid_t server = fork();

@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "core/clock.h"
 #include "server/test_client.h"
+#include "testing/free_port.h"
 #include "testing/proc_status.h"
 #include "testing/scripted_diagnosis.h"
 #include "wiring/run_store.h"
@@ -35,6 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using diagd::testing::kScriptedDiagnosisQuote;
+using diagd::testing::FreeLoopbackPort;
 using diagd::testing::ProcStatus;
 using diagd::testing::ScriptedDiagnosis;
 using diagd::testing::ScriptedModelServer;
@@ -56,23 +58,6 @@ std::string ReadFile(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// A port that was free a moment ago (the server cannot take port 0 from
-// its configuration); StartServe tries another when it is taken meanwhile.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
 }
 
 // The structured log's lines, each parsed; a line that is not a JSON
@@ -234,7 +219,7 @@ class ServeBinary : public ::testing::Test {
   // `listening` line; another port is tried when the one picked was taken.
   ::testing::AssertionResult StartServe(const std::string& model_base_url, int grace_seconds) {
     for (int attempt = 0; attempt < 3; ++attempt) {
-      port_ = FreePort();
+      port_ = FreeLoopbackPort();
       WriteConfig(model_base_url, "listen = \"127.0.0.1:" + std::to_string(port_) + "\"\n" +
                                       "shutdown_grace_seconds = " +
                                       std::to_string(grace_seconds) + "\n");
@@ -502,7 +487,7 @@ TEST_F(ServeBinary, ASecondSignalCutsTheGracePeriod) {
 
 TEST_F(ServeBinary, RefusesToListenBeyondLoopbackWithoutTokens) {
   ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
-  WriteConfig(model.BaseUrl(), "listen = \"0.0.0.0:" + std::to_string(FreePort()) + "\"\n");
+  WriteConfig(model.BaseUrl(), "listen = \"0.0.0.0:" + std::to_string(FreeLoopbackPort()) + "\"\n");
   auto serve = RunToEnd({"serve"});
   EXPECT_EQ(serve.exit_code, 2) << serve.err;
   EXPECT_NE(serve.err.find("server.auth_tokens"), std::string::npos) << serve.err;

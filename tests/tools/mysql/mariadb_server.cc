@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/free_port.h"
+
 namespace diagd::testing {
 namespace {
 
@@ -55,21 +57,6 @@ std::string FindProgram(const std::string& name) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
 }
 
 std::string Tail(const std::filesystem::path& file, std::size_t max_bytes = 1500) {
@@ -165,7 +152,7 @@ Result<std::unique_ptr<MariadbServer>> MariadbServer::Start() {
 }
 
 Status MariadbServer::Launch(const std::string& mariadbd) {
-  port_ = FreePort();
+  port_ = FreeLoopbackPort();
   if (port_ == 0) return Error::Internal("no free port");
   std::vector<std::string> args = {mariadbd,
                                    "--no-defaults",
