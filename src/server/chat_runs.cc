@@ -1,5 +1,5 @@
-// The runs of POST /api/v1/chat: admitted to the executor, executed on a
-// fiber of its by the ChatApplicationUseCase, their events fed to a LiveRun,
+// The runs of POST /api/v1/chat: admitted to the executor, executed on one
+// of its fibers by the ChatApplicationUseCase, their events fed to a LiveRun,
 // and counted and logged once stored.
 #include <chrono>
 #include <optional>
