@@ -1,0 +1,50 @@
+// One request and its answer, shared by the connection loop
+// (http_session.cc) and the routes that answer from runs (run_routes.cc).
+// Internal to server/; Beast and Asio stay inside server/.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "server/api_error.h"
+#include "server/server_impl.h"
+
+namespace diagd::server {
+
+using Response = http::response<http::string_body>;
+
+inline const auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+inline constexpr const char* kRetryAfterSeconds = "2";
+
+Response JsonResponse(unsigned status, std::string body);
+Response ErrorResponse(const ApiError& error);
+
+// Writes `response`; true when the connection may carry another request.
+asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive);
+// Writes bytes as they are (SSE frames); false when the client is gone.
+asio::awaitable<bool> SendRaw(beast::tcp_stream& stream, std::string_view bytes);
+
+// One request and its answer. Every answer goes through Reply or
+// StartStream, which count it in /metrics with its real status.
+struct Exchange {
+  Server::Impl& server;
+  beast::tcp_stream& stream;
+  const Request& request;
+  std::string_view route;  // the route pattern (never a raw path)
+
+  // Sends `response`; false when the connection must close after it.
+  asio::awaitable<bool> Reply(Response response, bool close = false);
+  asio::awaitable<bool> Fail(ApiError error);
+  // The SSE response head; the stream closes after the run's `done`.
+  asio::awaitable<bool> StartStream();
+};
+
+// The routes answered from runs: POST /api/v1/chat, GET /api/v1/runs,
+// /api/v1/runs/{id} and /api/v1/runs/{id}/events. Each returns false when
+// the connection must close.
+asio::awaitable<bool> Chat(Exchange& ex);
+asio::awaitable<bool> RunList(Exchange& ex, std::string_view query);
+asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id);
+asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id);
+
+}  // namespace diagd::server
