@@ -1,0 +1,1 @@
+SELECT /*! SLEEP(5) */ 1; /*+ MAX_EXECUTION_TIME(1) */

@@ -1,0 +1,1 @@
+EXPLAIN SELECT * FROM `order items` o JOIN [users] u ON o.uid = u.id

@@ -1,0 +1,1 @@
+SELECT 'a\' --x, SLEEP(9) -- '

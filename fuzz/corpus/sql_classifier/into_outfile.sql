@@ -1,0 +1,1 @@
+SELECT * FROM users INTO OUTFILE '/tmp/x' # done

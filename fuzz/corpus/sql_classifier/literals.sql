@@ -1,0 +1,1 @@
+SELECT X'0F', b'01', 0x1F, 0b01, 1e-3, .5, "dq", @v := 1, a->>'$.k' FROM t

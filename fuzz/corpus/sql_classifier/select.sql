@@ -1,0 +1,1 @@
+SELECT id, status FROM orders WHERE created_at > ? AND status = 'FAILED' ORDER BY id DESC LIMIT 30;

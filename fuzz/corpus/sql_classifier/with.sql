@@ -1,0 +1,1 @@
+WITH recent AS (SELECT * FROM payments WHERE amount > 100) SELECT count(*) FROM recent
