@@ -217,8 +217,18 @@ Problem CheckToken(std::string_view value) {
 }
 
 Problem CheckRfc3339(std::string_view value) {
-  if (ParseRfc3339(value)) return std::nullopt;
-  return "expected an RFC 3339 timestamp such as \"2026-11-29T10:30:00Z\", got " + Quote(value);
+  // The year first: ParseRfc3339 would overflow on one a WallTime cannot hold.
+  int year = 0;
+  for (std::size_t i = 0; i < 4 && i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) {
+    year = year * 10 + (value[i] - '0');
+  }
+  if (value.size() >= 4 && year >= kMinTimestampYear && year <= kMaxTimestampYear &&
+      ParseRfc3339(value)) {
+    return std::nullopt;
+  }
+  return "expected an RFC 3339 timestamp such as \"2026-11-29T10:30:00Z\" (years " +
+         std::to_string(kMinTimestampYear) + " to " + std::to_string(kMaxTimestampYear) +
+         "), got " + Quote(value);
 }
 
 }  // namespace internal

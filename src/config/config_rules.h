@@ -38,8 +38,15 @@ Problem CheckNonEmpty(std::string_view value);
 Problem CheckSecret(std::string_view value);
 // A bearer token: non-empty, no white space or control characters. Never echoed.
 Problem CheckToken(std::string_view value);
-// An RFC 3339 timestamp with a zone.
+// An RFC 3339 timestamp with a zone, in the years a WallTime can hold.
 Problem CheckRfc3339(std::string_view value);
+
+// WallTime counts nanoseconds in 64 bits (1677-09-21 to 2262-04-11): the
+// years of a timestamp the configuration accepts. Converting one outside
+// them would overflow, which is undefined behaviour (found by
+// fuzz/config_fuzz.cc).
+inline constexpr int kMinTimestampYear = 1678;
+inline constexpr int kMaxTimestampYear = 2261;
 
 // `url` with the password of its user info replaced by "***".
 std::string RedactUrl(std::string_view url);

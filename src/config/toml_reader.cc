@@ -195,6 +195,12 @@ void TableReader::Read(std::string_view key, std::optional<WallTime>& out) {
                  "date-time without one");
       return;
     }
+    // ToWallTime would overflow (undefined behaviour) outside these years.
+    if (value.date.year < kMinTimestampYear || value.date.year > kMaxTimestampYear) {
+      AddProblem(key, "expected a timestamp in the years " + std::to_string(kMinTimestampYear) +
+                          " to " + std::to_string(kMaxTimestampYear));
+      return;
+    }
     out = ToWallTime(value);
   } else {
     TypeProblem(key, *node, "an RFC 3339 timestamp");
