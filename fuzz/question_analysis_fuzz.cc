@@ -4,7 +4,11 @@
 // Checks: topics come from the list given (without one: are names the
 // question wrote, for the backend to try); every quoted word is valid UTF-8
 // (the question was, after NFC); a lookback is positive and an hour of the
-// day is 0..23.
+// day is 0..23. The analysis runs on a thread with a run's stack, 512 KiB
+// (core/fiber.h), so that deep recursion overflows here as it would in
+// diagd serve (libstdc++'s std::regex recurses once per character).
+#include <pthread.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -39,14 +43,28 @@ void Check(const offline::QuestionAnalysis& analysis, const std::vector<std::str
   if (analysis.clock_hour) FUZZ_CHECK(*analysis.clock_hour >= 0 && *analysis.clock_hour <= 23);
 }
 
-}  // namespace
+constexpr std::size_t kRunStackBytes = 512 * 1024;
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void* AnalyzeBoth(void* question_pointer) {
   static const std::vector<std::string> kTopics = {
       "order-service", "payment-service", "payment-db", "gateway", "inventory", "redis-cache"};
   static const std::vector<std::string> kNoTopics;
-  std::string question(diagd::fuzz::Bytes(data, size));
+  const std::string& question = *static_cast<const std::string*>(question_pointer);
   Check(offline::AnalyzeQuestion(question, kTopics), kTopics, question);
   Check(offline::AnalyzeQuestion(question, kNoTopics), kNoTopics, question);
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string question(diagd::fuzz::Bytes(data, size));
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, kRunStackBytes);
+  pthread_t thread;
+  FUZZ_CHECK(pthread_create(&thread, &attributes, AnalyzeBoth, &question) == 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
   return 0;
 }
