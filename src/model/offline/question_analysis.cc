@@ -1,10 +1,10 @@
 #include "model/offline/question_analysis.h"
 
 #include <algorithm>
-#include <regex>
 #include <string_view>
 
 #include "core/text.h"
+#include "model/offline/question_scanners.h"
 #include "model/offline/text_match.h"
 
 namespace diagd::model::offline {
@@ -96,7 +96,6 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
 }
 
 constexpr std::size_t kMaxQuestionBytes = 4096;
-constexpr std::size_t kMaxRegexBytes = 1024;
 
 constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统",    "模块",
                                           "-service", " service", "service", "_service"};
@@ -173,62 +172,70 @@ void AddUnique(std::vector<std::string>& list, const std::string& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-int ChineseNumber(const std::string& s) {
+// A count as written: digits saturate at a million (a longer lookback means
+// "everything" to the logs tool, which caps it), so no product overflows.
+int ParseCount(std::string_view digits) {
+  constexpr int kMaxCount = 1'000'000;
+  int n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') break;
+    n = std::min(kMaxCount, n * 10 + (c - '0'));
+  }
+  return n;
+}
+
+int ChineseNumber(std::string_view s) {
   if (s == "一" || s == "1") return 1;
   if (s == "两" || s == "二") return 2;
   if (s == "三") return 3;
   if (s == "半") return 0;
-  return std::atoi(s.c_str());
+  return ParseCount(s);
 }
 
-void ReadTime(const std::string& text, QuestionAnalysis& analysis) {
-  std::smatch m;
-  static const std::regex kZhLookback(
-      "(最近|过去|近)\\s*(\\d+|一|两|二|三|半)?\\s*(个)?\\s*(小时|分钟|天)");
-  static const std::regex kEnLookback(
-      "(last|past)\\s+(\\d+|an|a|one|two)?\\s*(minute|min|hour|hr|day)", std::regex::icase);
-  if (std::regex_search(text, m, kZhLookback)) {
-    int n = m[2].matched ? ChineseNumber(m[2].str()) : 1;
-    std::string unit = m[4].str();
-    if (unit == "分钟") analysis.lookback_minutes = std::max(n, 1);
-    if (unit == "小时") analysis.lookback_minutes = n == 0 ? 30 : n * 60;
-    if (unit == "天") analysis.lookback_minutes = std::max(n, 1) * 1440;
-  } else if (std::regex_search(text, m, kEnLookback)) {
-    std::string count = m[2].matched ? text::AsciiLower(m[2].str()) : "1";
-    int n = (count == "an" || count == "a" || count == "one") ? 1
-            : count == "two"                                  ? 2
-                                                              : std::atoi(count.c_str());
-    std::string unit = text::AsciiLower(m[3].str());
-    if (unit == "minute" || unit == "min") analysis.lookback_minutes = std::max(n, 1);
-    if (unit == "hour" || unit == "hr") analysis.lookback_minutes = std::max(n, 1) * 60;
-    if (unit == "day") analysis.lookback_minutes = std::max(n, 1) * 1440;
-  }
-  static const std::regex kZhHour("(\\d{1,2})\\s*(点|时)");
-  static const std::regex kClock("\\b(\\d{1,2}):(\\d{2})\\b");
-  static const std::regex kEnHour(
-      "\\b(around|at|since|after|from)\\s+(\\d{1,2})\\s*(am|pm|o'clock)?", std::regex::icase);
-  if (std::regex_search(text, m, kZhHour) || std::regex_search(text, m, kClock)) {
-    int hour = std::atoi(m[1].str().c_str());
-    if (hour >= 0 && hour <= 23) analysis.clock_hour = hour;
-  } else if (std::regex_search(text, m, kEnHour)) {
-    int hour = std::atoi(m[2].str().c_str());
-    if (m[3].matched && text::AsciiLower(m[3].str()) == "pm" && hour < 12) hour += 12;
-    if (hour >= 0 && hour <= 23) analysis.clock_hour = hour;
-  }
-  static const std::regex kDate("(\\d{1,2})\\s*月\\s*(\\d{1,2})\\s*(日|号)");
-  static const std::regex kPastDay("(昨天|昨晚|前天|上周|yesterday|last night|last week)",
-                                   std::regex::icase);
-  if (std::regex_search(text, m, kPastDay)) analysis.past_day_text = m[1].str();
-  if (std::regex_search(text, m, kDate)) {
-    analysis.past_day_text += (analysis.past_day_text.empty() ? "" : "（") + m[0].str() +
-                              (analysis.past_day_text.empty() ? "" : "）");
+int EnglishNumber(std::string_view s) {
+  std::string count = text::AsciiLower(s);
+  if (count == "an" || count == "a" || count == "one") return 1;
+  if (count == "two") return 2;
+  return ParseCount(count);
+}
+
+void ReadLookback(std::string_view text, QuestionAnalysis& analysis) {
+  if (auto zh = FindChineseLookback(text)) {
+    int n = zh->count.empty() ? 1 : ChineseNumber(zh->count);
+    if (zh->unit == TimeUnit::kMinute) analysis.lookback_minutes = std::max(n, 1);
+    if (zh->unit == TimeUnit::kHour) analysis.lookback_minutes = n == 0 ? 30 : n * 60;
+    if (zh->unit == TimeUnit::kDay) analysis.lookback_minutes = std::max(n, 1) * 1440;
+  } else if (auto en = FindEnglishLookback(text)) {
+    int n = std::max(en->count.empty() ? 1 : EnglishNumber(en->count), 1);
+    if (en->unit == TimeUnit::kMinute) analysis.lookback_minutes = n;
+    if (en->unit == TimeUnit::kHour) analysis.lookback_minutes = n * 60;
+    if (en->unit == TimeUnit::kDay) analysis.lookback_minutes = n * 1440;
   }
 }
 
-void ReadSymptoms(const std::string& text, const std::string& folded, QuestionAnalysis& analysis) {
-  static const std::regex kStatus("\\b(5\\d\\d)\\b");
-  for (std::sregex_iterator it(text.begin(), text.end(), kStatus), end; it != end; ++it) {
-    std::string word = (*it)[1].str();
+void ReadTime(std::string_view text, QuestionAnalysis& analysis) {
+  ReadLookback(text, analysis);
+  // "10 点" or "10:02" first; "around 10 pm" only when neither is written.
+  std::optional<std::string_view> hour_digits = FindChineseHour(text);
+  if (!hour_digits) hour_digits = FindClockHour(text);
+  if (hour_digits) {
+    int hour = ParseCount(*hour_digits);
+    if (hour <= 23) analysis.clock_hour = hour;
+  } else if (auto en = FindEnglishHour(text)) {
+    int hour = ParseCount(en->hour);
+    if (text::AsciiLower(en->suffix) == "pm" && hour < 12) hour += 12;
+    if (hour <= 23) analysis.clock_hour = hour;
+  }
+  if (auto past_day = FindPastDayWord(text)) analysis.past_day_text = std::string(*past_day);
+  if (auto date = FindChineseDate(text)) {
+    bool alone = analysis.past_day_text.empty();
+    analysis.past_day_text += (alone ? "" : "（") + std::string(*date) + (alone ? "" : "）");
+  }
+}
+
+void ReadSymptoms(std::string_view text, const std::string& folded, QuestionAnalysis& analysis) {
+  for (std::string_view code : FindServerErrorCodes(text)) {
+    std::string word(code);
     bool seen = std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
                             [&](const Symptom& s) { return s.word == word; });
     if (!seen) analysis.symptoms.push_back({word, false});
@@ -262,8 +269,7 @@ std::string TopicStem(const std::string& topic) {
 
 QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::string>& topics) {
   QuestionAnalysis analysis;
-  // Questions are short; the cap keeps the regular expressions (recursive in
-  // libstdc++) far from deep inputs.
+  // Questions are short; the cap bounds the matching below.
   std::string text = text::Nfc(text::TruncateBytes(raw, kMaxQuestionBytes));
   std::string folded = text::CaseFold(text);
 
@@ -278,10 +284,9 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   std::vector<Hit> hits;
 
   // Explicit names: a configured topic, or something shaped like a service.
-  static const std::regex kName("[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]");
-  for (std::sregex_iterator it(folded.begin(), folded.end(), kName), end; it != end; ++it) {
-    std::string name = it->str();
-    auto at = static_cast<std::size_t>(it->position());
+  for (std::string_view token : FindNameTokens(folded)) {
+    std::string name(token);
+    auto at = static_cast<std::size_t>(token.data() - folded.data());
     auto topic = std::find_if(topics.begin(), topics.end(),
                               [&](const std::string& t) { return text::AsciiLower(t) == name; });
     if (topic != topics.end()) {
@@ -352,13 +357,12 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   }
   analysis.unknown_services = std::move(unknown);
 
-  // libstdc++'s regular expressions recurse about 300 bytes of stack per
-  // character a match attempt spans: on a run's small stack (server) a long
-  // blank stretch would overflow it. Time words and status codes survive
-  // collapsed white space, and sit near the start of a question.
-  std::string regex_text = text::TruncateBytes(text::CollapseWhitespace(text), kMaxRegexBytes);
-  ReadSymptoms(regex_text, folded, analysis);
-  ReadTime(regex_text, analysis);
+  // Time words and status codes are read with white space collapsed (an
+  // ideographic space counts as one), over the whole question: the scanners
+  // are linear and need no cap of their own.
+  std::string spaced = text::CollapseWhitespace(text);
+  ReadSymptoms(spaced, folded, analysis);
+  ReadTime(spaced, analysis);
   return analysis;
 }
 

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "core/fiber.h"
+
 namespace diagd::model::offline {
 namespace {
 
@@ -84,6 +89,58 @@ TEST(AnalyzeQuestion, AVagueQuestionNamesNothing) {
   auto a = AnalyzeQuestion("帮我看看怎么了", kTopics);
   EXPECT_FALSE(a.HasService());
   EXPECT_FALSE(a.HasSymptom());
+}
+
+TEST(AnalyzeQuestion, ReadsTimeWordsPastTheFirstKilobyte) {
+  // A follow-up's context holds the earlier turns first.
+  std::string earlier(1500, 'x');
+  auto a = AnalyzeQuestion("订单服务报错 " + earlier + "\n时间是 10 点以后，最近 2 小时", kTopics);
+  EXPECT_EQ(a.clock_hour, 10);
+  EXPECT_EQ(a.lookback_minutes, 120);
+}
+
+TEST(AnalyzeQuestion, SaturatesAHugeCount) {
+  EXPECT_EQ(AnalyzeQuestion("最近 99999999999999 天", kTopics).lookback_minutes, 1'000'000 * 1440);
+  EXPECT_EQ(AnalyzeQuestion("last 99999999999999 minutes", kTopics).lookback_minutes, 1'000'000);
+}
+
+std::string Repeat(std::string_view piece, std::size_t bytes) {
+  std::string out;
+  while (out.size() < bytes) out += piece;
+  return out;
+}
+
+// Issue 11: "why " + 2,000 letters, or "a1-" 700 times, overflowed a run's
+// 512 KiB stack when regular expressions read the question. Here they, and
+// 100 KB of worse, run on a fiber with a quarter of that.
+TEST(AnalyzeQuestion, HostileQuestionsFitASmallFiberStack) {
+  constexpr std::size_t kBytes = 100 * 1024;
+  const std::vector<std::string> questions = {
+      "why " + std::string(2000, 'x'),
+      Repeat("a1-", 2100),
+      Repeat("x", kBytes),
+      Repeat("7", kBytes),
+      Repeat("a1-", kBytes),
+      Repeat("last ", kBytes),
+      "订单服务 " + Repeat("最近超时 last 500 订单", kBytes),
+  };
+  std::vector<QuestionAnalysis> results(questions.size());
+  {
+    core::FiberPool pool(1, 128 * 1024);
+    for (std::size_t i = 0; i < questions.size(); ++i) {
+      ASSERT_TRUE(pool.Spawn([&, i] { results[i] = AnalyzeQuestion(questions[i], kTopics); }));
+    }
+  }  // waits for the fibers
+  for (std::size_t i = 0; i + 1 < questions.size(); ++i) {
+    EXPECT_FALSE(results[i].HasService()) << i;
+    EXPECT_FALSE(results[i].HasSymptom()) << i;
+    EXPECT_FALSE(results[i].lookback_minutes.has_value()) << i;
+    EXPECT_FALSE(results[i].clock_hour.has_value()) << i;
+  }
+  const QuestionAnalysis& mixed = results.back();
+  EXPECT_EQ(mixed.topics, std::vector<std::string>{"order-service"});
+  EXPECT_TRUE(HasSymptom(mixed, "500"));
+  EXPECT_TRUE(HasSymptom(mixed, "超时"));
 }
 
 TEST(TopicKinds, InfrastructureTopicsAreRecognisedByName) {
