@@ -96,6 +96,9 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
 }
 
 constexpr std::size_t kMaxQuestionBytes = 4096;
+// Service words past this many are a list, not a question; the matching
+// compares every one kept with every other.
+constexpr std::size_t kMaxServiceWords = 64;
 
 constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统",    "模块",
                                           "-service", " service", "service", "_service"};
@@ -337,6 +340,7 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   }
   std::stable_sort(hits.begin(), hits.end(),
                    [](const Hit& a, const Hit& b) { return a.at < b.at; });
+  if (hits.size() > kMaxServiceWords) hits.resize(kMaxServiceWords);
   for (const auto& hit : hits) {
     AddUnique(analysis.service_words, hit.word);
     if (hit.topics.empty() && topics_known) {

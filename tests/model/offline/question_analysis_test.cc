@@ -104,6 +104,14 @@ TEST(AnalyzeQuestion, SaturatesAHugeCount) {
   EXPECT_EQ(AnalyzeQuestion("last 99999999999999 minutes", kTopics).lookback_minutes, 1'000'000);
 }
 
+TEST(AnalyzeQuestion, KeepsTheFirstServiceWordsOfALongList) {
+  std::string list;
+  for (int i = 0; i < 300; ++i) list += "s" + std::to_string(i) + "-service ";
+  auto a = AnalyzeQuestion(list, kTopics);
+  EXPECT_EQ(a.unknown_services.size(), 64u);
+  EXPECT_EQ(a.unknown_services.front(), "s0-service");
+}
+
 std::string Repeat(std::string_view piece, std::size_t bytes) {
   std::string out;
   while (out.size() < bytes) out += piece;
