@@ -1,5 +1,6 @@
 #include "core/fiber.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -93,6 +94,141 @@ void FiberEntry(unsigned high, unsigned low) {
   fiber->finished = true;
   SwitchToWorker(*fiber);  // never resumed
 }
+
+// A stack overflow on a fiber, said out loud. Everything from here to
+// OnFault runs in a signal handler: async-signal-safe calls only, no
+// allocation, no lock.
+
+constexpr std::size_t kSignalStackBytes = 64 * 1024;
+
+struct sigaction g_previous_segv {};
+struct sigaction g_previous_bus {};
+
+std::uintptr_t StackPointerOf(const void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;  // unknown register layout: only a fault in the guard page counts
+#endif
+}
+
+// Whether a fault of the running fiber is its stack overflowing: a touch of
+// the guard page, or a frame larger than the page that jumped past it (the
+// stack pointer is then below the stack, and the fault between the two).
+bool IsStackOverflow(const Fiber& fiber, std::uintptr_t address, std::uintptr_t sp) {
+  auto guard = reinterpret_cast<std::uintptr_t>(fiber.mapping);
+  std::uintptr_t bottom = guard + PageBytes();
+  if (address >= guard && address < bottom) return true;
+  return sp != 0 && sp < bottom && address < guard && address + kRedZoneBytes >= sp;
+}
+
+char* Append(char* out, const char* text) {
+  while (*text != '\0') *out++ = *text++;
+  return out;
+}
+
+char* AppendDecimal(char* out, std::size_t value) {
+  char digits[24];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (count > 0) *out++ = digits[--count];
+  return out;
+}
+
+void ReportOverflow(const Fiber& fiber) {
+  char message[128];
+  char* end = Append(message, "diagd: a run overflowed its ");
+  end = AppendDecimal(end, (fiber.mapping_bytes - PageBytes()) / 1024);
+  end = Append(end, " KiB fiber stack (guard page hit); aborting\n");
+  ssize_t ignored = write(STDERR_FILENO, message, static_cast<std::size_t>(end - message));
+  (void)ignored;
+}
+
+// The default action again, and the signal once more: it is delivered when
+// the handler returns, so the process dies of it (with a core dump) as it
+// would have without this handler.
+void DieOfDefault(int signal) {
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  sigaction(signal, &fallback, nullptr);
+  raise(signal);
+}
+
+void OnFault(int signal, siginfo_t* info, void* context) {
+  const Fiber* fiber = CurrentFiber();
+  if (fiber != nullptr && info->si_code > 0 &&
+      IsStackOverflow(*fiber, reinterpret_cast<std::uintptr_t>(info->si_addr),
+                      StackPointerOf(context))) {
+    ReportOverflow(*fiber);
+    DieOfDefault(signal);
+    return;
+  }
+  // Any other fault: what was there before this handler deals with it.
+  const struct sigaction& previous = signal == SIGBUS ? g_previous_bus : g_previous_segv;
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(signal, info, context);
+  } else if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL &&
+             previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal);
+  } else if (previous.sa_handler == SIG_IGN && info->si_code <= 0) {
+    // Sent by a process rather than raised by a fault: ignored, as before.
+  } else {
+    DieOfDefault(signal);
+  }
+}
+
+void InstallOverflowReport() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = &OnFault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &g_previous_segv);
+    sigaction(SIGBUS, &action, &g_previous_bus);
+  });
+}
+
+// The worker's alternate signal stack, for the fault handler to run on when
+// the fiber's own stack is what ran out. A thread that has one keeps it.
+class SignalStack {
+ public:
+  SignalStack() {
+    stack_t current{};
+    if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;
+    void* memory = mmap(nullptr, kSignalStackBytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (memory == MAP_FAILED) return;  // then an overflow dies silently, as before
+    stack_t stack{};
+    stack.ss_sp = memory;
+    stack.ss_size = kSignalStackBytes;
+    if (sigaltstack(&stack, nullptr) != 0) {
+      munmap(memory, kSignalStackBytes);
+      return;
+    }
+    memory_ = memory;
+  }
+  ~SignalStack() {
+    if (memory_ == nullptr) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    munmap(memory_, kSignalStackBytes);
+  }
+  SignalStack(const SignalStack&) = delete;
+  SignalStack& operator=(const SignalStack&) = delete;
+
+ private:
+  void* memory_ = nullptr;
+};
 
 }  // namespace
 
@@ -230,6 +366,7 @@ struct FiberPool::State {
   }
 
   void Work() {
+    SignalStack signal_stack;
     ucontext_t self;
     while (Fiber* fiber = Next()) {
       SetCurrentFiber(fiber);
@@ -256,6 +393,7 @@ struct FiberPool::State {
 
 FiberPool::FiberPool(int workers, std::size_t stack_bytes, int blocking_threads)
     : state_(std::make_unique<State>()) {
+  InstallOverflowReport();
   state_->stack_bytes = (stack_bytes + PageBytes() - 1) & ~(PageBytes() - 1);
   state_->max_blocking_threads = std::max(0, blocking_threads);
   for (int i = 0; i < std::max(1, workers); ++i) {

@@ -19,6 +19,21 @@
 // thread_local across one, and never park inside a catch handler or while
 // an exception unwinds (the C++ runtime keeps those per thread).
 //
+// A fiber's stack is small (a run's: 512 KiB), so code on one keeps its
+// depth bounded whatever its input: no recursion over user text (libstdc++'s
+// std::regex recurses once per character it matches). Overflowing the stack
+// is fatal, but never silent: below each stack lies a guard page, and the
+// first FiberPool installs, once for the process, a SIGSEGV and SIGBUS
+// handler that runs on an alternate signal stack of each worker. A fault of
+// the running fiber in its guard page (or with its stack pointer below its
+// stack: a frame larger than the page) writes one line to stderr,
+//   diagd: a run overflowed its 512 KiB fiber stack (guard page hit); aborting
+// naming the stack size, then re-raises the signal with its default action:
+// the process dies of it, with a core dump, as without the handler. Any other
+// fault goes to the handler installed before the first pool, or to the
+// default action. A SIGSEGV handler installed after the first pool replaces
+// this one.
+//
 // Thread safety: `Spawn` may be called from any thread; `Park` and
 // `SleepFor` from the fiber itself; the wake handed to `Park`'s `arm` from
 // any thread, once.

@@ -1,7 +1,10 @@
 #include "core/fiber.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -291,6 +294,83 @@ TEST(FiberCondition, FibersAndThreadsWaitOnTheSameConditionAndNoWakeIsLost) {
   player.join();
   ASSERT_TRUE(Eventually([&] { return pool.live_fibers() == 0; }));
   EXPECT_EQ(turn, 2 * kRounds);
+}
+
+// Deep on purpose: a kilobyte a frame, far past any fiber's stack. The
+// frame is used after the call, so no call is a tail call.
+[[gnu::noinline]] int RecurseDeeply(int depth) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  if (depth == 0) return 0;
+  int below = RecurseDeeply(depth - 1);
+  asm volatile("" : : "r"(&frame[0]) : "memory");
+  return below + frame[0];
+}
+
+void WriteNowhere() {
+  volatile int* volatile nowhere = nullptr;
+  *nowhere = 1;
+}
+
+// The children that die on purpose leave no core file behind.
+void NoCoreDump() {
+  rlimit none{0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+}
+
+// "threadsafe": each child runs the test binary afresh, so the handler is
+// installed (by its first pool) inside the statement, as in a fresh server.
+// ThreadSanitizer passes these faults on to it (scripts/tsan runs them);
+// AddressSanitizer's own SIGSEGV handling is not tried here.
+class FiberDeathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer handles SIGSEGV itself";
+#endif
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+  }
+};
+
+TEST_F(FiberDeathTest, AStackOverflowSaysWhichLimitAndStillKillsTheProcess) {
+  EXPECT_EXIT(
+      {
+        NoCoreDump();
+        FiberPool pool(1, kStack);
+        pool.Spawn([] { RecurseDeeply(1 << 20); });
+      },
+      testing::KilledBySignal(SIGSEGV),
+      "^diagd: a run overflowed its 256 KiB fiber stack \\(guard page hit\\); aborting\n$");
+}
+
+TEST_F(FiberDeathTest, AnotherFaultOnAFiberDiesAsBefore) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer reports this fault itself and exits with 66";
+#endif
+  EXPECT_EXIT(
+      {
+        NoCoreDump();
+        FiberPool pool(1, kStack);
+        pool.Spawn([] { WriteNowhere(); });
+      },
+      testing::KilledBySignal(SIGSEGV), testing::Not(testing::HasSubstr("overflowed")));
+}
+
+void SayAndExit(int) {
+  constexpr char kSaid[] = "the earlier handler ran\n";
+  ssize_t ignored = write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+  (void)ignored;
+  _exit(3);
+}
+
+TEST_F(FiberDeathTest, AFaultOffTheFibersGoesToTheEarlierHandler) {
+  EXPECT_EXIT(
+      {
+        signal(SIGSEGV, &SayAndExit);
+        FiberPool pool(1, kStack);
+        WriteNowhere();
+      },
+      testing::ExitedWithCode(3), "the earlier handler ran");
 }
 
 }  // namespace
