@@ -39,6 +39,7 @@ asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
 }
 
 asio::awaitable<void> Accept(Server::Impl& server) {
+  // GCC 12: co_await only named locals or plain values (http_session.cc).
   while (true) {
     auto [ec, socket] = co_await server.acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
     if (ec) {
@@ -55,7 +56,11 @@ asio::awaitable<void> Accept(Server::Impl& server) {
     auto contain = [&server](std::exception_ptr failure) {
       if (failure) server.log.Error("connection_failed");
     };
-    if (server.connections.load() >= server.config.max_connections) {
+    // At max_connections a newcomer takes the place of the connection idle
+    // longest (never one reading, answering or streaming); only when none is
+    // idle is it refused. Idle sockets cannot lock everyone else out.
+    bool full = server.connections.load() >= server.config.max_connections;
+    if (full && !CloseIdlestConnection(server)) {
       asio::co_spawn(server.io, RefuseConnection(server, std::move(socket)), contain);
     } else {
       asio::co_spawn(server.io, ServeConnection(server, std::move(socket)), contain);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
+#include <boost/intrusive/list.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -55,6 +56,18 @@ struct Server::Impl {
   std::atomic<int> answers_pending{0};  // SSE streams and JSON chats still owed an answer
   int abandoned = 0;
 
+  // Idle connections (http_session.cc): those waiting for a request of
+  // which no byte has arrived yet (fresh, or kept alive between requests),
+  // longest idle first. Past max_connections a newcomer closes the front one
+  // (CloseIdlestConnection) rather than being refused; a connection reading
+  // a request, answering one or streaming is never listed. O(1) each way.
+  struct IdleConnection : boost::intrusive::list_base_hook<
+                              boost::intrusive::link_mode<boost::intrusive::auto_unlink>> {
+    explicit IdleConnection(beast::tcp_stream& stream) : stream(stream) {}
+    beast::tcp_stream& stream;
+  };
+  boost::intrusive::list<IdleConnection, boost::intrusive::constant_time_size<false>> idle;
+
   ServerMetrics::Gauges Gauges() const {
     return {executor.running(), executor.queued(), connections.load(), sse_streams.load()};
   }
@@ -62,6 +75,9 @@ struct Server::Impl {
 
 // One client connection: requests in turn (keep-alive) until it closes.
 asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket);
+// Closes the connection idle longest, for a newcomer past max_connections;
+// false when none is idle.
+bool CloseIdlestConnection(Server::Impl& server);
 // Answers a connection past server.max_connections with 503 and closes it.
 asio::awaitable<void> RefuseConnection(Server::Impl& server, tcp::socket socket);
 
