@@ -74,6 +74,8 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   record.conversation_id = result.conversation_id;
   record.status = record.internal_status = "RUNNING";
   record.created_at = deps_.clock.Now();
+  record.instance_id = deps_.instance_id;
+  record.lease_until = record.created_at + deps_.lease;
   std::vector<ConversationTurn> earlier;
   if (follow_up) {
     auto turns = deps_.runs.RecentTurns(result.conversation_id, kHistoryTurns);
@@ -82,7 +84,11 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   observer->OnRunStarted(result.run_id, result.conversation_id);
   // Stored before routing (route still empty), so the run can be read back,
   // and abandoned, from its `run` event on.
-  if (auto created = deps_.runs.CreateRun(record); !created) return created.error();
+  if (auto created = deps_.runs.CreateRun(record); !created) {
+    return Error{created.error().code,
+                 "the run could not be executed (the run store refused it): " +
+                     created.error().message};
+  }
 
   HeldTrace router_trace;
   if (request.route) {
@@ -150,8 +156,14 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   record.trace = run.trace().Events();
   events.CloseWithResult(record.result_json);
   record.events = events.events();
-  // The run happened; a store that fails now loses the record, not the answer.
-  (void)deps_.runs.FinishRun(record);
+  // The result is shown only once stored: a client that saw it can read
+  // the run back, and nobody sees a result the store then loses.
+  if (Status stored = deps_.records.Write(record); !stored) {
+    deps_.canonical_store.ForgetRun(result.run_id);
+    events.OnRunNotStored(record, stored.error());
+    return Error::Unavailable("the run finished but its record could not be stored: " +
+                              stored.error().message);
+  }
   bool english = deps_.language == config::Language::kEn;
   (void)deps_.runs.AppendTurn(result.conversation_id,
                               {"user", request.message, result.run_id, record.created_at});

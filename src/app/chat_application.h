@@ -12,6 +12,7 @@
 
 #include "app/chat_observer.h"
 #include "app/chat_result.h"
+#include "app/run_record_writer.h"
 #include "app/run_store.h"
 #include "config/config.h"
 #include "core/clock.h"
@@ -37,19 +38,26 @@ struct ChatDeps {
   const tools::ToolBoundary& boundary;
   tools::CanonicalInvocationStore& canonical_store;
   RunStore& runs;
+  RunRecordWriter& records;  // writes finished runs (over `runs`)
   const Clock& clock;
   config::Language language = config::Language::kZh;
   harness::RunLimits limits;
   tools::ObservationLimits observation_limits;
+  // Who executes the runs, stored with each, and how far ahead its lease
+  // runs at the start (the instance renews it while the run goes on).
+  std::string instance_id;
+  std::chrono::seconds lease{30};
 };
 
 class ChatApplicationUseCase {
  public:
   explicit ChatApplicationUseCase(ChatDeps deps) : deps_(std::move(deps)) {}
 
-  // An error only when no run could be executed at all (the run store
-  // refused to record it); every outcome of a run, a FAILED fallback
-  // included, is a result.
+  // Every outcome of a run, a FAILED fallback included, is a result. An
+  // error when the run store refused the run (nothing was executed), or
+  // refused its finished record after the writer's retries: then the
+  // result is not shown (the watcher gets `error` RUN_NOT_STORED and
+  // `done`) until the store has it.
   Result<ChatResult> Handle(const ChatRequest& request, ChatObserver* observer = nullptr) const;
 
  private:

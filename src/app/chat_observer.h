@@ -28,6 +28,9 @@ class ChatObserver : public harness::ToolProgressObserver {
   // The finished run as it was stored (the operator's view, for metrics and
   // logs; never shown to a user), just before `result` is shown.
   virtual void OnRunRecorded(const RunRecord& /*run*/) {}
+  // The run finished but the store refused its record (after retries): its
+  // stream ends with `error` RUN_NOT_STORED and `done` instead of `result`.
+  virtual void OnRunNotStored(const RunRecord& /*run*/, const Error& /*why*/) {}
 };
 
 }  // namespace diagd::app

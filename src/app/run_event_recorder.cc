@@ -40,6 +40,21 @@ void RunEventRecorder::OnRunRecorded(const RunRecord& run) {
   if (watcher_ != nullptr) watcher_->OnRunRecorded(run);
 }
 
+void RunEventRecorder::OnRunNotStored(const RunRecord& run, const Error& why) {
+  if (watcher_ == nullptr) return;
+  watcher_->OnRunNotStored(run, why);
+  // The record (kept for a later write) holds result and done; the
+  // watcher is shown why it gets neither yet.
+  auto id = static_cast<std::int64_t>(delivered_) + 1;
+  watcher_->OnRunEvent({id, "error",
+                        RunErrorData(kRunNotStored,
+                                     "the run finished but its record could not be stored "
+                                     "yet; diagd keeps trying, and the run shows its result "
+                                     "once it is stored")});
+  watcher_->OnRunEvent({id + 1, "done", "{}"});
+  delivered_ = events_.size();
+}
+
 void RunEventRecorder::CloseWithResult(const std::string& result_json) {
   Append("result", result_json);
   Append("done", "{}");

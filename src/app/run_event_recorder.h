@@ -19,6 +19,9 @@ class RunEventRecorder final : public ChatObserver {
   void OnRouted(Route route) override;
   void OnToolProgress(const harness::ToolProgress& progress) override;
   void OnRunRecorded(const RunRecord& run) override;
+  // Shows the watcher `error` RUN_NOT_STORED and `done`, numbered where
+  // `result` and `done` stand in the record, then passes the call on.
+  void OnRunNotStored(const RunRecord& run, const Error& why) override;
 
   // The closing `result` and `done` events: numbered and kept now, shown to
   // the watcher by `DeliverClosing` once the run (with them) is stored.

@@ -23,6 +23,11 @@ inline constexpr std::string_view kRunNotExecuted = "RUN_NOT_EXECUTED";
 inline constexpr std::string_view kRunAbandoned = "RUN_ABANDONED";
 inline constexpr std::string_view kServerShuttingDown = "SERVER_SHUTTING_DOWN";
 inline constexpr std::string_view kRunFailed = "RUN_FAILED";
+// The instance executing the run stopped without finishing it.
+inline constexpr std::string_view kInstanceLost = "INSTANCE_LOST";
+// The run finished but the run store refused its record (after retries):
+// its result is shown once the store has it, never before.
+inline constexpr std::string_view kRunNotStored = "RUN_NOT_STORED";
 
 // {"code": ..., "message": ...}, the data of an `error` event.
 std::string RunErrorData(std::string_view code, std::string_view message);

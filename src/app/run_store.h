@@ -40,8 +40,14 @@ struct RunRecord {
   std::string result_json;  // the section 5 user result; empty while running
   std::vector<StoredStep> steps;
   std::vector<harness::TraceEvent> trace;
-  // Why a FAILED run ended without a result of its own (kRunAbandoned...).
+  // Why a FAILED run ended without a result of its own (SERVER_SHUTDOWN,
+  // INSTANCE_LOST, INTERNAL...).
   std::optional<std::string> failure_reason;
+  // The instance executing the run (server.instance_id, or the CLI's own
+  // name), and until when it vouches for it: a RUNNING run whose lease ran
+  // out was lost with its instance (RenewLeases, ReclaimLostRuns).
+  std::string instance_id;
+  std::optional<WallTime> lease_until;
   // The run's event stream (run_events.h), written with the finished run.
   std::vector<RunEvent> events;
 };
@@ -57,6 +63,24 @@ struct RunSummary {
   WallTime created_at;
 };
 
+// A run the server gave up on (AbandonRun).
+struct AbandonedRun {
+  std::string run_id;
+  std::string reason;  // its failure_reason
+  std::string route;   // as routed; empty when it never was (the stored one stays)
+  WallTime finished_at;
+  std::vector<RunEvent> events;  // its whole stream, ending in `error` and `done`
+};
+
+// Which RUNNING runs have no instance left to finish them (ReclaimLostRuns).
+struct LostRunSweep {
+  std::string instance_id;  // the sweeping instance
+  // This instance's own runs created before it started were left behind by
+  // its previous process (killed, crashed): lost whatever their lease says.
+  std::optional<WallTime> started_at;
+  WallTime now;  // other instances' runs whose lease ended before now are lost
+};
+
 struct ConversationTurn {
   std::string role;     // "user" or "assistant"
   std::string content;  // the question, or the user-facing text of the answer
@@ -70,15 +94,23 @@ class RunStore {
   // A run that started: status RUNNING, no result yet.
   virtual Status CreateRun(const RunRecord& run) = 0;
   // Replaces the run's row and writes its steps, trace and events (all of
-  // them, in one transaction).
+  // them, in one transaction). FAILED_PRECONDITION when the stored run is
+  // no longer RUNNING (another instance took it as lost): a run is never
+  // finished twice.
   virtual Status FinishRun(const RunRecord& run) = 0;
   // Ends a run that is still RUNNING as FAILED (internal status FAILED)
-  // with `reason` as its failure_reason and `events` as its event stream:
-  // for runs the server had to give up on. FAILED_PRECONDITION when the run
-  // is not RUNNING (it finished meanwhile: its own record stands); NOT_FOUND
-  // when there is no such run.
-  virtual Status AbandonRun(const std::string& run_id, const std::string& reason,
-                            WallTime finished_at, const std::vector<RunEvent>& events) = 0;
+  // with the given failure_reason, route and event stream: for runs the
+  // server had to give up on. FAILED_PRECONDITION when the run is not
+  // RUNNING (it finished meanwhile: its own record stands); NOT_FOUND when
+  // there is no such run.
+  virtual Status AbandonRun(const AbandonedRun& run) = 0;
+  // Extends to `until` the lease of every RUNNING run of `instance_id`.
+  virtual Status RenewLeases(const std::string& instance_id, WallTime until) = 0;
+  // Ends as FAILED, failure_reason INSTANCE_LOST, every RUNNING run that
+  // `sweep` finds lost, with the stream `run`, `error` (INSTANCE_LOST),
+  // `done`; returns their ids. Runs of the sweeping instance are lost only
+  // by `started_at`, never by their lease (its own runs are in its hands).
+  virtual Result<std::vector<std::string>> ReclaimLostRuns(const LostRunSweep& sweep) = 0;
   // NOT found is an empty optional, not an error. The record comes without
   // its events (RunEvents reads them).
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;

@@ -71,7 +71,7 @@ int AskWith(const config::Config& config, const AskOptions& options) {
   auto result = (*service)->chat->Handle({options.question, options.conversation_id, ParseRoute(options.route)},
                             &progress);
   if (!result) {
-    std::cerr << "diagd: the run could not be executed: " << result.error().message << "\n";
+    std::cerr << "diagd: " << result.error().message << "\n";
     return kExitFailed;
   }
   if (options.json) {
@@ -115,7 +115,8 @@ int Ask(const AskOptions& options) {
 int Serve(const std::optional<std::string>& config_path) {
   auto config = LoadConfig(config_path);
   if (!config) return UsageError(config.error().message);
-  auto service = wiring::OpenChatService(*config, SystemClock::Instance());
+  auto service =
+      wiring::OpenChatService(*config, SystemClock::Instance(), wiring::ServerRunOwner(*config));
   if (!service) return UsageError(service.error().message);
   auto listen = config::ParseListenAddress(config->server.listen);
   if (!listen) return UsageError("server.listen: not host:port");

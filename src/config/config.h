@@ -86,6 +86,11 @@ struct ServerConfig {
   int max_header_bytes = 16384;      // request line and headers together
   int max_connections = 4096;        // open client connections; past it: 503
   int shutdown_grace_seconds = 25;   // on SIGTERM: how long running runs may finish
+  // CONTRACT.md section 12.5: the instance's name, stored with each run it
+  // executes (empty: host name and port), and how long a run's lease lasts
+  // without renewal before the run counts as lost (INSTANCE_LOST).
+  std::string instance_id;
+  int lease_seconds = 30;
 };
 
 struct StorageConfig {

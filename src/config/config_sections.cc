@@ -24,6 +24,8 @@ void ReadServer(TableReader server, ServerConfig& out) {
   server.Read("max_header_bytes", out.max_header_bytes);
   server.Read("max_connections", out.max_connections);
   server.Read("shutdown_grace_seconds", out.shutdown_grace_seconds);
+  server.Read("instance_id", out.instance_id, CheckToken);
+  server.Read("lease_seconds", out.lease_seconds, 3);
   server.RejectUnknownKeys();
 }
 

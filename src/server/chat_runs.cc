@@ -19,21 +19,16 @@ class LiveRunWatcher final : public app::ChatObserver {
     live_->set_run_id(run_id);
     server_.live.Add(run_id, live_);
   }
+  void OnRouted(app::Route route) override { live_->set_route(app::RouteString(route)); }
   void OnRunEvent(const app::RunEvent& event) override { live_->Append(event); }
   void OnRunRecorded(const app::RunRecord& run) override {
-    auto elapsed = std::chrono::steady_clock::now() - started_;
-    server_.metrics.RecordFinishedRun(run, std::chrono::duration<double>(elapsed).count());
-    server_.log.Info(
-        "run_finished",
-        {{"run_id", run.run_id},
-         {"route", run.route},
-         {"status", run.status},
-         {"internal_status", run.internal_status},
-         {"release_outcome", run.release_outcome ? LogValue(*run.release_outcome) : nullptr},
-         {"fallback_code", run.fallback_code ? LogValue(*run.fallback_code) : nullptr},
-         {"stop_reason", run.stop_reason ? LogValue(*run.stop_reason) : nullptr},
-         {"total_tokens", run.total_token_count},
-         {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+    RecordStoredRun(server_, run, std::chrono::steady_clock::now() - started_);
+  }
+  void OnRunNotStored(const app::RunRecord& run, const Error& why) override {
+    server_.log.Error("run_not_stored", {{"run_id", run.run_id},
+                                         {"status", run.status},
+                                         {"error", why.message},
+                                         {"backlog", std::int64_t(server_.service.records->backlog())}});
   }
 
  private:
@@ -52,8 +47,9 @@ void ContainFailedRun(Server::Impl& server, LiveRun& live) {
   server.log.Error("run_failed", {{"run_id", run_id}});
   if (run_id.empty() || !events) return;
   server.service.tools->canonical_store->ForgetRun(run_id);
-  (void)server.service.runs->AbandonRun(run_id, "INTERNAL_ERROR", std::chrono::system_clock::now(),
-                                        *events);
+  app::AbandonedRun abandoned{run_id, "INTERNAL", live.route(), std::chrono::system_clock::now(),
+                              std::move(*events)};
+  (void)server.service.runs->AbandonRun(abandoned);
 }
 
 void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
@@ -69,9 +65,10 @@ void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
   // Outside the handler: storing the failed run may park this fiber, and a
   // fiber must not resume on another thread inside a catch (core/fiber.h).
   if (threw) ContainFailedRun(server, *live);
-  if (handled && !*handled) {
-    // The run store refused the run: nothing was executed, nothing stored.
-    live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run");
+  // The run store refused the run: nothing was executed, nothing stored.
+  // (A run whose finished record it refused has closed its stream itself.)
+  if (handled && !*handled &&
+      live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run")) {
     server.log.Error("run_not_executed", {{"run_id", live->run_id()}});
   }
   // Stored by now (result and done are shown only after that), so a
@@ -80,6 +77,22 @@ void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
 }
 
 }  // namespace
+
+void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
+                     std::chrono::steady_clock::duration elapsed) {
+  server.metrics.RecordFinishedRun(run, std::chrono::duration<double>(elapsed).count());
+  server.log.Info(
+      "run_finished",
+      {{"run_id", run.run_id},
+       {"route", run.route},
+       {"status", run.status},
+       {"internal_status", run.internal_status},
+       {"release_outcome", run.release_outcome ? LogValue(*run.release_outcome) : nullptr},
+       {"fallback_code", run.fallback_code ? LogValue(*run.fallback_code) : nullptr},
+       {"stop_reason", run.stop_reason ? LogValue(*run.stop_reason) : nullptr},
+       {"total_tokens", run.total_token_count},
+       {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+}
 
 std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest request) {
   if (server.shutting_down) return nullptr;

@@ -46,5 +46,8 @@ asio::awaitable<bool> Chat(Exchange& ex);
 asio::awaitable<bool> RunList(Exchange& ex, std::string_view query);
 asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id);
 asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id);
+// GET /healthz: up or shutting down, and the run store's state, read
+// without touching the store.
+asio::awaitable<bool> Health(Exchange& ex);
 
 }  // namespace diagd::server

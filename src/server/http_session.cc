@@ -116,12 +116,7 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
     response.set(http::field::allow, http::to_string(route->method));
     co_return co_await ex.Reply(std::move(response));
   }
-  if (route->pattern == "/healthz") {
-    bool up = !server.shutting_down;
-    Response response =
-        JsonResponse(up ? 200 : 503, up ? R"({"status":"ok"})" : R"({"status":"shutting_down"})");
-    co_return co_await ex.Reply(std::move(response));
-  }
+  if (route->pattern == "/healthz") co_return co_await Health(ex);
   if (route->pattern == "/metrics") {
     Response response{http::status::ok, 11};
     response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");

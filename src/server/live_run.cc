@@ -66,6 +66,16 @@ std::string LiveRun::run_id() const {
   return run_id_;
 }
 
+void LiveRun::set_route(std::string route) {
+  MutexLock lock(mu_);
+  route_ = std::move(route);
+}
+
+std::string LiveRun::route() const {
+  MutexLock lock(mu_);
+  return route_;
+}
+
 std::vector<LiveRun::Wake> LiveRun::TakeWaiters() { return std::exchange(waiters_, {}); }
 
 void LiveRunRegistry::Add(const std::string& run_id, std::shared_ptr<LiveRun> run) {

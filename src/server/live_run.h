@@ -46,12 +46,17 @@ class LiveRun {
 
   void set_run_id(std::string run_id);
   std::string run_id() const;
+  // The route as the run's `route` event named it ("DIAGNOSIS"...); empty
+  // before routing. Kept so an abandoned run's record names it.
+  void set_route(std::string route);
+  std::string route() const;
 
  private:
   std::vector<Wake> TakeWaiters() REQUIRES(mu_);
 
   mutable Mutex mu_;
   std::string run_id_ GUARDED_BY(mu_);
+  std::string route_ GUARDED_BY(mu_);
   std::vector<app::RunEvent> events_ GUARDED_BY(mu_);
   bool closed_ GUARDED_BY(mu_) = false;
   std::vector<Wake> waiters_ GUARDED_BY(mu_);

@@ -238,6 +238,19 @@ std::string ServerMetrics::Render(const Gauges& gauges) const {
               gauges.connections_open);
   AppendGauge(out, "diagd_sse_streams_open", "Open server-sent event streams.",
               gauges.sse_streams_open);
+  AppendGauge(out, "diagd_run_store_failing", "1 while the run store's last call failed.",
+              gauges.store_failing);
+  AppendHeader(out, "diagd_run_store_errors_total", "counter",
+               "Run store calls that failed (the store's fault, not the caller's).");
+  out.append("diagd_run_store_errors_total ")
+      .append(std::to_string(gauges.store_errors_total))
+      .append("\n");
+  AppendGauge(out, "diagd_runs_unstored",
+              "Finished runs the store refused, kept and written again until it takes them.",
+              gauges.runs_unstored);
+  AppendHeader(out, "diagd_runs_lost_total", "counter",
+               "Runs this instance ended as INSTANCE_LOST (their instance stopped).");
+  out.append("diagd_runs_lost_total ").append(std::to_string(gauges.runs_lost_total)).append("\n");
   return out;
 }
 

@@ -36,6 +36,11 @@ class ServerMetrics {
     std::int64_t runs_queued = 0;       // diagd_run_queue_depth
     std::int64_t connections_open = 0;  // diagd_http_connections_open
     std::int64_t sse_streams_open = 0;  // diagd_sse_streams_open
+    // The run store (app::ObservedRunStore, app::RunRecordWriter):
+    std::int64_t store_failing = 0;       // diagd_run_store_failing: 1 while its last call failed
+    std::int64_t store_errors_total = 0;  // diagd_run_store_errors_total
+    std::int64_t runs_unstored = 0;       // diagd_runs_unstored: finished, waiting to be stored
+    std::int64_t runs_lost_total = 0;     // diagd_runs_lost_total: ended as INSTANCE_LOST here
   };
 
   // Upper bounds (seconds, inclusive) of diagd_run_duration_seconds; +Inf is

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "app/run_record_json.h"
+#include "core/json_writer.h"
 #include "server/chat_request.h"
 #include "server/exchange.h"
 #include "server/sse.h"
@@ -12,6 +13,9 @@ namespace diagd::server {
 namespace {
 
 constexpr auto kSseKeepAliveEvery = std::chrono::seconds(15);
+// How often a stream of a run executing elsewhere (another instance, or a
+// finished run whose record is still waiting for the store) looks again.
+constexpr auto kStoredRunPoll = std::chrono::seconds(1);
 constexpr int kDefaultListLimit = 20;
 constexpr int kMaxListLimit = 200;
 
@@ -109,9 +113,10 @@ asio::awaitable<void> WaitClosed(LiveRun& live) {
   }
 }
 
-// The JSON answer of a finished run: its result, else its error. A run
-// refused at shutdown never ran and may be asked again (503); one that
-// could not be stored or was abandoned failed (500).
+// The JSON answer of a finished run: its result, else its error with the
+// run id, so the client can find the record. A run refused at shutdown
+// never ran and may be asked again (503); one that could not be stored or
+// was abandoned failed (500).
 Response FinalResponse(const LiveRun& live) {
   auto events = live.EventsAfter(0).events;
   for (const auto& event : events) {
@@ -120,7 +125,14 @@ Response FinalResponse(const LiveRun& live) {
   for (const auto& event : events) {
     if (event.name != "error") continue;
     bool never_ran = event.data.find(app::kServerShuttingDown) != std::string::npos;
-    Response response = JsonResponse(never_ran ? 503 : 500, R"({"error":)" + event.data + "}");
+    std::string error = event.data;  // {"code","message"}: add the run id, when it has one
+    if (std::string run_id = live.run_id(); !run_id.empty() && error.ends_with('}')) {
+      error.pop_back();
+      error += R"(,"run_id":)";
+      json::AppendEscaped(run_id, error);
+      error += "}";
+    }
+    Response response = JsonResponse(never_ran ? 503 : 500, R"({"error":)" + error + "}");
     if (never_ran) response.set(http::field::retry_after, kRetryAfterSeconds);
     return response;
   }
@@ -128,9 +140,53 @@ Response FinalResponse(const LiveRun& live) {
 }
 
 asio::awaitable<bool> StoreFailed(Exchange& ex) {
-  ApiError error{500, "INTERNAL", "the run store failed"};
+  ApiError error{500, "STORE_UNAVAILABLE", "the run store failed; try again"};
   Response response = ErrorResponse(error);
   co_return co_await ex.Reply(std::move(response), true);
+}
+
+// Runs `call` (a run store call) on the store threads, never on the io
+// thread, and resumes there with its result.
+template <typename Call>
+asio::awaitable<std::invoke_result_t<Call>> OffIoThread(Server::Impl& server, Call call) {
+  std::optional<std::invoke_result_t<Call>> result;
+  auto on_store_thread = [&]() -> asio::awaitable<void> {
+    result.emplace(call());
+    co_return;
+  };
+  co_await asio::co_spawn(server.store_calls, on_store_thread, asio::use_awaitable);
+  co_return std::move(*result);
+}
+
+asio::awaitable<void> Pause(std::chrono::steady_clock::duration duration) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  co_await timer.async_wait(kNoThrow);
+}
+
+// The stored stream of a run not executing here: at once when it has
+// ended; while it is RUNNING (on another instance, or finished here and
+// waiting for the store) the store is asked again every second, with a
+// keep-alive when quiet, until it ends (a lost run ends too: INSTANCE_LOST).
+asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std::int64_t after) {
+  app::RunStore& runs = *ex.server.service.runs;
+  auto quiet_since = std::chrono::steady_clock::now();
+  while (!ex.server.shutting_down) {
+    auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
+    bool ended = run && run->has_value() && (*run)->status != "RUNNING";
+    if (ended) {
+      auto events = co_await OffIoThread(ex.server, [&] { return runs.RunEvents(run_id, after); });
+      if (!events) co_return;  // the client reconnects with its Last-Event-ID
+      std::string frames;
+      for (const auto& event : *events) frames += SseFrame(event);
+      co_await SendRaw(ex.stream, frames);
+      co_return;
+    }
+    if (std::chrono::steady_clock::now() - quiet_since >= kSseKeepAliveEvery) {
+      if (!co_await SendRaw(ex.stream, kSseKeepAlive)) co_return;
+      quiet_since = std::chrono::steady_clock::now();
+    }
+    co_await Pause(kStoredRunPoll);
+  }
 }
 
 }  // namespace
@@ -142,9 +198,9 @@ asio::awaitable<bool> Chat(Exchange& ex) {
   if (live == nullptr) {
     bool closing = ex.server.shutting_down;
     ex.server.metrics.RecordRejectedChat(closing ? "SHUTTING_DOWN" : "OVERLOADED");
-    co_return co_await ex.Fail(
-        Overloaded(closing ? "the server is shutting down; ask again"
-                           : "too many runs are running and waiting; ask again"));
+    ApiError error = Overloaded(closing ? "the server is shutting down; ask again"
+                                        : "too many runs are running and waiting; ask again");
+    co_return co_await ex.Fail(error);
   }
   bool stream = ex.request[http::field::accept].find("text/event-stream") != std::string_view::npos;
   PendingAnswer pending(ex.server, stream);
@@ -153,14 +209,18 @@ asio::awaitable<bool> Chat(Exchange& ex) {
     co_return false;
   }
   co_await WaitClosed(*live);
-  co_return co_await ex.Reply(FinalResponse(*live));
+  Response response = FinalResponse(*live);
+  co_return co_await ex.Reply(std::move(response));
 }
 
 asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id) {
   std::int64_t after = 0;
   if (auto header = ex.request["Last-Event-ID"]; !header.empty()) {
     auto parsed = ParseNonNegative(header);
-    if (!parsed) co_return co_await ex.Fail(InvalidRequest("Last-Event-ID must be an event id"));
+    if (!parsed) {
+      ApiError error = InvalidRequest("Last-Event-ID must be an event id");
+      co_return co_await ex.Fail(error);
+    }
     after = *parsed;
   }
   if (auto live = ex.server.live.Find(run_id)) {
@@ -169,30 +229,51 @@ asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id) {
     co_return false;
   }
   app::RunStore& runs = *ex.server.service.runs;
-  auto run = runs.GetRun(run_id);
+  auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
   if (!run) co_return co_await StoreFailed(ex);
-  if (!run->has_value()) co_return co_await ex.Fail(NotFound("no such run"));
-  auto events = runs.RunEvents(run_id, after);
-  if (!events) co_return co_await StoreFailed(ex);
-  std::string frames;
-  for (const auto& event : *events) frames += SseFrame(event);
-  if (co_await ex.StartStream()) co_await SendRaw(ex.stream, frames);
+  if (!run->has_value()) {
+    ApiError error = NotFound("no such run");
+    co_return co_await ex.Fail(error);
+  }
+  PendingAnswer pending(ex.server, true);
+  if (co_await ex.StartStream()) co_await StreamStored(ex, run_id, after);
   co_return false;
 }
 
 asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id) {
-  auto run = ex.server.service.runs->GetRun(run_id);
+  app::RunStore& runs = *ex.server.service.runs;
+  auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
   if (!run) co_return co_await StoreFailed(ex);
-  if (!run->has_value()) co_return co_await ex.Fail(NotFound("no such run"));
-  co_return co_await ex.Reply(JsonResponse(200, app::RunRecordJson(**run)));
+  if (!run->has_value()) {
+    ApiError error = NotFound("no such run");
+    co_return co_await ex.Fail(error);
+  }
+  Response response = JsonResponse(200, app::RunRecordJson(**run));
+  co_return co_await ex.Reply(std::move(response));
 }
 
 asio::awaitable<bool> RunList(Exchange& ex, std::string_view query) {
   auto limit = ListLimit(query);
   if (auto* error = std::get_if<ApiError>(&limit)) co_return co_await ex.Fail(*error);
-  auto list = ex.server.service.runs->ListRuns(std::get<int>(limit));
+  app::RunStore& runs = *ex.server.service.runs;
+  auto list = co_await OffIoThread(ex.server, [&] { return runs.ListRuns(std::get<int>(limit)); });
   if (!list) co_return co_await StoreFailed(ex);
-  co_return co_await ex.Reply(JsonResponse(200, app::RunListJson(*list)));
+  Response response = JsonResponse(200, app::RunListJson(*list));
+  co_return co_await ex.Reply(std::move(response));
+}
+
+asio::awaitable<bool> Health(Exchange& ex) {
+  // Never touches the store: a store that waits must not make the
+  // instance look dead (docs/reliability.md).
+  app::StoreHealth store = ex.server.service.runs->health();
+  bool up = !ex.server.shutting_down;
+  json::JsonWriter body(160);
+  body.BeginObject().Key("status").String(up ? "ok" : "shutting_down");
+  body.Key("store").BeginObject().Key("state").String(app::StoreStateString(store.state));
+  if (store.failing_since) body.Key("failing_since").String(FormatRfc3339Millis(*store.failing_since));
+  body.Key("calls_waiting").Int(store.calls_in_flight).EndObject().EndObject();
+  Response response = JsonResponse(up ? 200 : 503, body.Take());
+  co_return co_await ex.Reply(std::move(response));
 }
 
 }  // namespace diagd::server

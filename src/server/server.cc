@@ -74,23 +74,22 @@ asio::awaitable<void> Accept(Server::Impl& server) {
 // group commit writes a thousand abandoned runs in a few transactions
 // rather than one fsync each (seconds the orchestrator may not wait).
 void AbandonRunning(Server::Impl& server) {
-  struct Abandoned {
-    std::string run_id;
-    std::vector<app::RunEvent> events;
-  };
-  std::vector<Abandoned> abandoned;
+  std::vector<app::AbandonedRun> abandoned;
+  WallTime now = std::chrono::system_clock::now();
   for (const auto& live : server.live.All()) {
     auto events = live->CloseWithError(app::kRunAbandoned,
                                        "the server shut down before the run finished");
-    if (events) abandoned.push_back({live->run_id(), std::move(*events)});
+    if (events) {
+      abandoned.push_back({live->run_id(), "SERVER_SHUTDOWN", live->route(), now,
+                           std::move(*events)});
+    }
   }
   server.abandoned = static_cast<int>(abandoned.size());
-  WallTime now = std::chrono::system_clock::now();
   std::atomic<std::size_t> next{0};
   auto store = [&] {
     for (std::size_t i = next++; i < abandoned.size(); i = next++) {
-      const Abandoned& run = abandoned[i];
-      Status stored = server.service.runs->AbandonRun(run.run_id, "SERVER_SHUTDOWN", now, run.events);
+      const app::AbandonedRun& run = abandoned[i];
+      Status stored = server.service.runs->AbandonRun(run);
       server.log.Warn("run_abandoned", {{"run_id", run.run_id},
                                         {"stored", stored ? LogValue(std::string_view("FAILED"))
                                                           : LogValue(stored.error().message)}});
@@ -117,6 +116,7 @@ asio::awaitable<void> ShutDown(Server::Impl& server) {
     co_await Sleep(kDrainPoll);
   }
   if (server.executor.running() > 0) AbandonRunning(server);
+  server.upkeep.Stop();  // a last write of the runs the store refused
   auto flush_until = std::chrono::steady_clock::now() + kFlushStreams;
   while (server.answers_pending.load() > 0 && std::chrono::steady_clock::now() < flush_until) {
     co_await Sleep(kDrainPoll);
@@ -176,6 +176,15 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerSetup& setup) {
   auto bound = impl->acceptor.local_endpoint(ec);
   if (ec) return Error::Unavailable("server.listen: cannot read the bound address: " + ec.message());
   impl->port = bound.port();
+  Impl& server = *impl;
+  server.service.records->set_callbacks(
+      [&server](const app::RunRecord& run) {
+        auto elapsed = run.finished_at ? *run.finished_at - run.created_at : WallTime::duration{};
+        RecordStoredRun(server, run, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
+      },
+      [&server](const app::RunRecord& run) {
+        server.log.Error("run_record_dropped", {{"run_id", run.run_id}});
+      });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -192,6 +201,9 @@ int Server::Run(bool handle_signals) {
     signals.emplace(server.io, SIGTERM, SIGINT);
     asio::co_spawn(server.io, HandleSignals(server, *signals), asio::detached);
   }
+  // Before the first client: the runs a previous process left RUNNING end
+  // as INSTANCE_LOST, and their streams with `error` and `done`.
+  server.upkeep.Start();
   asio::co_spawn(server.io, Accept(server), asio::detached);
   const config::ServerConfig& config = server.config;
   server.log.Info("listening", {{"port", std::int64_t{server.port}},

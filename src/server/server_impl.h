@@ -4,9 +4,10 @@
 //
 // Threading: one io thread runs every connection coroutine, so the state
 // they share needs no lock; runs execute on RunExecutor fibers and reach
-// the io side only through LiveRun (locked) and the atomics below. Run
-// store reads (operator routes) run on the io thread: they take
-// milliseconds, and moving them to a pool cost more code than it saved.
+// the io side only through LiveRun (locked) and the atomics below. No run
+// store call runs on the io thread: the routes' reads go to `store_calls`
+// (a store waiting on a lock must not stall every connection), and the
+// store's upkeep has a thread of its own.
 #pragma once
 
 #include <atomic>
@@ -21,6 +22,7 @@
 #include "server/metrics.h"
 #include "server/run_executor.h"
 #include "server/server.h"
+#include "server/store_upkeep.h"
 
 namespace diagd::server {
 
@@ -36,6 +38,7 @@ struct Server::Impl {
         service(setup.service),
         log(setup.log),
         executor(setup.config.max_concurrent_runs, setup.config.max_queued_runs),
+        upkeep(setup.service, setup.log),
         acceptor(io) {}
 
   const config::ServerConfig config;
@@ -44,6 +47,11 @@ struct Server::Impl {
   ServerMetrics metrics;
   LiveRunRegistry live;
   RunExecutor executor;
+  StoreUpkeep upkeep;
+  // The routes' run store reads (run_routes.cc). Two threads: the store
+  // serializes its calls anyway; a second lets a read start while another
+  // waits out a lock.
+  asio::thread_pool store_calls{2};
 
   asio::io_context io{1};
   tcp::acceptor acceptor;
@@ -69,7 +77,15 @@ struct Server::Impl {
   boost::intrusive::list<IdleConnection, boost::intrusive::constant_time_size<false>> idle;
 
   ServerMetrics::Gauges Gauges() const {
-    return {executor.running(), executor.queued(), connections.load(), sse_streams.load()};
+    app::StoreHealth store = service.runs->health();
+    return {executor.running(),
+            executor.queued(),
+            connections.load(),
+            sse_streams.load(),
+            store.state == app::StoreHealth::State::kFailing ? 1 : 0,
+            store.errors_total,
+            static_cast<std::int64_t>(service.records->backlog()),
+            upkeep.lost_total()};
   }
 };
 
@@ -80,6 +96,10 @@ asio::awaitable<void> ServeConnection(Server::Impl& server, tcp::socket socket);
 bool CloseIdlestConnection(Server::Impl& server);
 // Answers a connection past server.max_connections with 503 and closes it.
 asio::awaitable<void> RefuseConnection(Server::Impl& server, tcp::socket socket);
+
+// Counts and logs a run the store has taken (once per run).
+void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
+                     std::chrono::steady_clock::duration elapsed);
 
 // Submits the chat to the executor; the returned LiveRun carries its events.
 // Empty when the run was refused (overloaded or shutting down).

@@ -82,9 +82,20 @@ CREATE TABLE run_event (
 );
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Version 3 (reliability): which instance executes a run and until when it
+// vouches for it, so a run whose instance died is found and ended
+// (INSTANCE_LOST) instead of staying RUNNING forever. The partial index
+// keeps that sweep to the few running rows.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE diagnosis_run ADD COLUMN instance_id TEXT;
+ALTER TABLE diagnosis_run ADD COLUMN lease_until TEXT;
+CREATE INDEX diagnosis_run_running ON diagnosis_run (instance_id) WHERE status = 'RUNNING';
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "runs, steps, trace events and conversations", kSchemaV1},
     {2, "run event streams and failure reasons", kSchemaV2},
+    {3, "run leases: the instance executing a run", kSchemaV3},
 }};
 
 static_assert(kRunStoreApplicationId == 1684627815, "kSchemaV1 writes this id");

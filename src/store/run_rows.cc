@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "core/json_writer.h"
 #include "store/run_codec.h"
 
 namespace diagd::store {
@@ -15,24 +16,34 @@ std::optional<std::string> NullWhenEmpty(const std::string& s) {
 constexpr const char* kInsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    "result_json, failure_reason, instance_id, lease_until) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+// Replaces a run unless the server ended it without its result (lost with
+// its instance, abandoned at shutdown): the client was told so, and a run
+// is never finished after that. Writing the same finished run again (a
+// retried write) replaces it.
 constexpr const char* kUpsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+    "result_json, failure_reason, instance_id, lease_until) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
     "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
     "route = excluded.route, status = excluded.status, "
     "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
     "fallback_code = excluded.fallback_code, stop_reason = excluded.stop_reason, "
     "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
     "finished_at = excluded.finished_at, result_json = excluded.result_json, "
-    "failure_reason = excluded.failure_reason";
+    "failure_reason = excluded.failure_reason, instance_id = excluded.instance_id, "
+    "lease_until = excluded.lease_until WHERE diagnosis_run.status = 'RUNNING' OR "
+    "coalesce(diagnosis_run.failure_reason, '') NOT IN ('INSTANCE_LOST', 'SERVER_SHUTDOWN')";
 
 Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
   auto stmt = db.Prepare(replace ? kUpsertRun : kInsertRun, "write run");
   if (!stmt) return stmt.error();
   std::optional<std::string> finished_at;
   if (run.finished_at) finished_at = FormatRfc3339Millis(*run.finished_at);
+  std::optional<std::string> lease_until;
+  if (run.lease_until) lease_until = FormatRfc3339Millis(*run.lease_until);
   stmt->Bind(1, run.run_id)
       .Bind(2, run.conversation_id)
       .Bind(3, run.route)
@@ -45,10 +56,17 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
       .Bind(10, FormatRfc3339Millis(run.created_at))
       .BindOptional(11, finished_at)
       .BindOptional(12, NullWhenEmpty(run.result_json))
-      .BindOptional(13, run.failure_reason);
+      .BindOptional(13, run.failure_reason)
+      .BindOptional(14, NullWhenEmpty(run.instance_id))
+      .BindOptional(15, lease_until);
   Status written = stmt->Run();
   if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
     return Error::FailedPrecondition("run store: create run: the run exists already");
+  }
+  if (written && replace && db.Changes() == 0) {
+    return Error::FailedPrecondition(
+        "run store: finish run: the server already ended this run (lost with its instance, or "
+        "abandoned at shutdown)");
   }
   return written;
 }
@@ -66,6 +84,28 @@ Status WriteEvents(SqliteDb& db, const std::string& run_id,
     if (Status written = insert->Run(); !written) return written;
   }
   return OkStatus();
+}
+
+Status ReplaceEvents(SqliteDb& db, const std::string& run_id,
+                     const std::vector<app::RunEvent>& events) {
+  auto clear = db.Prepare("DELETE FROM run_event WHERE run_id = ?1", "replace run events");
+  if (!clear) return clear.error();
+  if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
+  return WriteEvents(db, run_id, events);
+}
+
+std::vector<app::RunEvent> LostRunEvents(const std::string& run_id,
+                                         const std::string& conversation_id) {
+  json::JsonWriter run(128);
+  run.BeginObject().Key("run_id").String(run_id).Key("conversation_id").String(conversation_id);
+  json::JsonWriter error(160);
+  error.BeginObject()
+      .Key("code")
+      .String(app::kInstanceLost)
+      .Key("message")
+      .String("the diagd instance running this question stopped before it finished; ask again")
+      .EndObject();
+  return {{1, "run", run.EndObject().Take()}, {2, "error", error.Take()}, {3, "done", "{}"}};
 }
 
 Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
@@ -205,7 +245,7 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
     auto stmt = db.Prepare(
         "SELECT run_id, conversation_id, route, status, internal_status, release_outcome, "
         "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json, "
-        "failure_reason FROM diagnosis_run WHERE run_id = ?1",
+        "failure_reason, instance_id, lease_until FROM diagnosis_run WHERE run_id = ?1",
         "read run");
     if (!stmt) return stmt.error();
     stmt->Bind(1, run_id);
@@ -231,6 +271,12 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
     }
     run.result_json = stmt->Text(11);
     run.failure_reason = stmt->OptionalText(12);
+    run.instance_id = stmt->Text(13);
+    if (!stmt->IsNull(14)) {
+      Result<WallTime> lease_until = ReadTime(*stmt, 14);
+      if (!lease_until) return lease_until.error();
+      run.lease_until = *lease_until;
+    }
   }
   if (Status steps = ReadSteps(db, run); !steps) return steps.error();
   if (Status trace = ReadTrace(db, run); !trace) return trace.error();

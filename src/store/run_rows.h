@@ -33,6 +33,12 @@ Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildr
 // Inserts `events` (the caller cleared or never had any).
 Status WriteEvents(SqliteDb& db, const std::string& run_id,
                    const std::vector<app::RunEvent>& events);
+// Deletes the run's events and inserts `events` in their place.
+Status ReplaceEvents(SqliteDb& db, const std::string& run_id,
+                     const std::vector<app::RunEvent>& events);
+// The stream of a run ended as lost: `run`, `error` (INSTANCE_LOST), `done`.
+std::vector<app::RunEvent> LostRunEvents(const std::string& run_id,
+                                         const std::string& conversation_id);
 // The run's events with an id above `after_id`, in order.
 Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
                                               std::int64_t after_id);

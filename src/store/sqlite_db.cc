@@ -118,6 +118,8 @@ Result<Statement> SqliteDb::Prepare(const char* sql, std::string_view operation)
 
 int SqliteDb::LastErrorCode() const { return sqlite3_errcode(db_); }
 
+std::int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
+
 Transaction::~Transaction() {
   // A failed COMMIT leaves the transaction open; ROLLBACK ends it either way.
   if (open_) (void)db_.Exec("ROLLBACK", operation_);

@@ -84,6 +84,8 @@ class SqliteDb {
 
   // The primary result code of the last failure on this connection.
   int LastErrorCode() const;
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  std::int64_t Changes() const;
 
  private:
   explicit SqliteDb(sqlite3* db) : db_(db) {}

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "store/db_file.h"
 #include "store/migrations.h"
 #include "store/run_rows.h"
 #include "store/sqlite_db.h"
@@ -88,19 +89,27 @@ Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::Open(const std::string& 
                                                              const Clock& clock) {
   Result<std::string> path = DatabasePath(url_or_path);
   if (!path) return path.error();
-  if (*path != kMemory) {
+  bool in_memory = *path == kMemory;
+  if (!in_memory) {
     if (Status folders = CreateParentFolders(*path); !folders) return folders.error();
+    if (Status usable = CheckDatabasePath(*path); !usable) return usable.error();
   }
   Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(*path);
-  if (!db) return db.error();
+  if (!db) return Error::Unavailable(db.error().message + " (" + *path + ")");
   if (Status configured = Configure(**db, *path); !configured) return configured.error();
   if (Status migrated = ApplyMigrations(**db, RunStoreMigrations(), clock); !migrated) {
     return migrated.error();
   }
-  return std::unique_ptr<SqliteRunStore>(new SqliteRunStore(std::move(*db)));
+  std::optional<DbFileIdentity> file;
+  if (!in_memory) {
+    file = DbFileIdentity::Capture(*path);
+    if (!file) return Error::Unavailable("run store: " + *path + " vanished while it was opened");
+  }
+  return std::unique_ptr<SqliteRunStore>(new SqliteRunStore(std::move(*db), std::move(file)));
 }
 
-SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
+SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file)
+    : file_(std::move(file)), db_(std::move(db)) {}
 
 SqliteRunStore::~SqliteRunStore() = default;
 
@@ -142,6 +151,14 @@ Status SqliteRunStore::Write(std::function<Status(SqliteDb&)> apply) {
 
 void SqliteRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {
   MutexLock lock(mu_);
+  // A file deleted or replaced under us would take every write with it at
+  // exit: refuse them, so no run is reported stored that is not.
+  if (file_) {
+    if (Status there = file_->CheckStillThere(); !there) {
+      for (PendingWrite* write : group) write->result = there;
+      return;
+    }
+  }
   Transaction tx(*db_);
   if (Status begun = tx.Begin(Transaction::Kind::kWrite, "write"); !begun) {
     for (PendingWrite* write : group) write->result = begun;
@@ -175,14 +192,13 @@ Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& 
   return run;
 }
 
-Status SqliteRunStore::AbandonRun(const std::string& run_id, const std::string& reason,
-                                  WallTime finished_at, const std::vector<app::RunEvent>& events) {
-  std::string finished = FormatRfc3339Millis(finished_at);
+Status SqliteRunStore::AbandonRun(const app::AbandonedRun& run) {
+  std::string finished = FormatRfc3339Millis(run.finished_at);
   return Write([&](SqliteDb& db) -> Status {
     {
       auto status = db.Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "abandon run");
       if (!status) return status.error();
-      status->Bind(1, run_id);
+      status->Bind(1, run.run_id);
       Result<bool> row = status->Step();
       if (!row) return row.error();
       if (!*row) return Error::NotFound("run store: abandon run: no such run");
@@ -192,16 +208,66 @@ Status SqliteRunStore::AbandonRun(const std::string& run_id, const std::string& 
     }
     auto update = db.Prepare(
         "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
-        "failure_reason = ?2, finished_at = ?3 WHERE run_id = ?1",
+        "failure_reason = ?2, finished_at = ?3, route = CASE WHEN ?4 = '' THEN route ELSE ?4 END "
+        "WHERE run_id = ?1",
         "abandon run");
     if (!update) return update.error();
-    update->Bind(1, run_id).Bind(2, reason).Bind(3, finished);
+    update->Bind(1, run.run_id).Bind(2, run.reason).Bind(3, finished).Bind(4, run.route);
     if (Status written = update->Run(); !written) return written;
-    auto clear = db.Prepare("DELETE FROM run_event WHERE run_id = ?1", "abandon run");
-    if (!clear) return clear.error();
-    if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
-    return WriteEvents(db, run_id, events);
+    return ReplaceEvents(db, run.run_id, run.events);
   });
+}
+
+Status SqliteRunStore::RenewLeases(const std::string& instance_id, WallTime until) {
+  std::string lease_until = FormatRfc3339Millis(until);
+  return Write([&](SqliteDb& db) -> Status {
+    auto renew = db.Prepare(
+        "UPDATE diagnosis_run SET lease_until = ?2 WHERE status = 'RUNNING' AND instance_id = ?1",
+        "renew leases");
+    if (!renew) return renew.error();
+    return renew->Bind(1, instance_id).Bind(2, lease_until).Run();
+  });
+}
+
+Result<std::vector<std::string>> SqliteRunStore::ReclaimLostRuns(const app::LostRunSweep& sweep) {
+  std::string now = FormatRfc3339Millis(sweep.now);
+  std::optional<std::string> started_at;
+  if (sweep.started_at) started_at = FormatRfc3339Millis(*sweep.started_at);
+  std::vector<std::string> lost;
+  Status swept = Write([&](SqliteDb& db) -> Status {
+    std::vector<std::pair<std::string, std::string>> runs;  // run id, conversation id
+    {
+      auto find = db.Prepare(
+          "SELECT run_id, conversation_id FROM diagnosis_run WHERE status = 'RUNNING' AND ("
+          "(instance_id = ?1 AND ?2 IS NOT NULL AND created_at < ?2) OR "
+          "(coalesce(instance_id, '') <> ?1 AND lease_until IS NOT NULL AND lease_until < ?3))",
+          "find lost runs");
+      if (!find) return find.error();
+      find->Bind(1, sweep.instance_id).BindOptional(2, started_at).Bind(3, now);
+      while (true) {
+        Result<bool> row = find->Step();
+        if (!row) return row.error();
+        if (!*row) break;
+        runs.emplace_back(find->Text(0), find->Text(1));
+      }
+    }
+    for (const auto& [run_id, conversation_id] : runs) {
+      auto end = db.Prepare(
+          "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
+          "failure_reason = 'INSTANCE_LOST', finished_at = ?2 WHERE run_id = ?1",
+          "end lost run");
+      if (!end) return end.error();
+      if (Status ended = end->Bind(1, run_id).Bind(2, now).Run(); !ended) return ended;
+      if (Status events = ReplaceEvents(db, run_id, LostRunEvents(run_id, conversation_id));
+          !events) {
+        return events;
+      }
+      lost.push_back(run_id);
+    }
+    return OkStatus();
+  });
+  if (!swept) return swept.error();
+  return lost;
 }
 
 Result<std::vector<app::RunEvent>> SqliteRunStore::RunEvents(const std::string& run_id,

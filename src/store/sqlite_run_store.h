@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "core/fiber.h"
 #include "core/mutex.h"
 #include "core/result.h"
+#include "store/db_file.h"
 
 namespace diagd::store {
 
@@ -47,8 +49,9 @@ class SqliteRunStore final : public app::RunStore {
   Status CreateRun(const app::RunRecord& run) override;
   // Inserts the run when CreateRun never stored it.
   Status FinishRun(const app::RunRecord& run) override;
-  Status AbandonRun(const std::string& run_id, const std::string& reason, WallTime finished_at,
-                    const std::vector<app::RunEvent>& events) override;
+  Status AbandonRun(const app::AbandonedRun& run) override;
+  Status RenewLeases(const std::string& instance_id, WallTime until) override;
+  Result<std::vector<std::string>> ReclaimLostRuns(const app::LostRunSweep& sweep) override;
   Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;
   Result<std::vector<app::RunEvent>> RunEvents(const std::string& run_id,
                                                std::int64_t after_id) override;
@@ -66,7 +69,7 @@ class SqliteRunStore final : public app::RunStore {
   static constexpr int kBusyTimeoutMs = 5000;
 
  private:
-  explicit SqliteRunStore(std::unique_ptr<SqliteDb> db);
+  SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file);
 
   // One write, committed with whatever other writes are queued with it.
   struct PendingWrite {
@@ -78,6 +81,7 @@ class SqliteRunStore final : public app::RunStore {
   Status Write(std::function<Status(SqliteDb&)> apply) EXCLUDES(mu_);
   void CommitGroup(const std::vector<PendingWrite*>& group) EXCLUDES(mu_);
 
+  const std::optional<DbFileIdentity> file_;  // empty for ":memory:"
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
   // The group commit's queue (plain std types: waited on with a condition

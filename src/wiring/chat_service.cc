@@ -1,24 +1,73 @@
 #include "wiring/chat_service.h"
 
+#include <unistd.h>
+
 #include "wiring/chat_model.h"
 #include "wiring/run_store.h"
 
 namespace diagd::wiring {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+}  // namespace
+
+RunOwner CliRunOwner(const config::Config& config) {
+  // The run's own time budget, plus room for release and storing.
+  auto lease = std::chrono::seconds(config.harness.max_run_seconds) + std::chrono::minutes(5);
+  return {"cli:" + HostName() + ":" + std::to_string(getpid()), lease};
+}
+
+RunOwner ServerRunOwner(const config::Config& config) {
+  std::string id = config.server.instance_id;
+  if (id.empty()) {
+    std::string_view listen = config.server.listen;
+    std::string_view port = listen.substr(listen.rfind(':') + 1);
+    id = HostName() + ":" + std::string(port);
+  }
+  return {id, std::chrono::seconds(config.server.lease_seconds)};
+}
+
+app::ChatDeps ChatDepsFor(ChatService& service, model::ChatModel& model,
+                          const config::Config& config, const Clock& clock) {
+  const ToolSet& set = *service.tools;
+  return {model,
+          *set.catalog,
+          *set.boundary,
+          *set.canonical_store,
+          *service.runs,
+          *service.records,
+          clock,
+          config.language,
+          app::RunLimitsFrom(config.harness),
+          {},
+          service.owner.instance_id,
+          service.owner.lease};
+}
 
 Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& config,
                                                      const Clock& clock) {
+  return OpenChatService(config, clock, CliRunOwner(config));
+}
+
+Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& config,
+                                                     const Clock& clock, RunOwner owner) {
   auto service = std::make_unique<ChatService>();
   auto tools = OpenToolSet(config, clock);
   if (!tools) return tools.error();
   service->tools = std::move(*tools);
   auto runs = OpenRunStore(config, clock);
   if (!runs) return runs.error();
-  service->runs = std::move(*runs);
+  service->runs = std::make_unique<app::ObservedRunStore>(std::move(*runs), clock);
+  service->records = std::make_unique<app::RunRecordWriter>(*service->runs);
   service->model = OpenChatModel(config);
-  const ToolSet& set = *service->tools;
-  service->chat = std::make_unique<app::ChatApplicationUseCase>(app::ChatDeps{
-      *service->model, *set.catalog, *set.boundary, *set.canonical_store, *service->runs, clock,
-      config.language, app::RunLimitsFrom(config.harness), {}});
+  service->owner = std::move(owner);
+  service->chat = std::make_unique<app::ChatApplicationUseCase>(
+      ChatDepsFor(*service, *service->model, config, clock));
   return service;
 }
 

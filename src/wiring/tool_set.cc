@@ -27,7 +27,10 @@ Result<std::unique_ptr<tools::ToolAdapter>> OpenDocuments(const config::Config& 
       {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
        static_cast<std::size_t>(documents.max_excerpt_chars), std::chrono::milliseconds(2000)},
       clock);
-  if (!local) return KeyError("tools.documents.path", local.error());
+  if (!local) {
+    bool cache = local.error().message.starts_with(tools::documents::kCacheFolderError);
+    return KeyError(cache ? "tools.documents.cache_path" : "tools.documents.path", local.error());
+  }
   return std::unique_ptr<tools::ToolAdapter>(std::move(*local));
 }
 

@@ -253,7 +253,9 @@ TEST(ServerMetricsTest, FreshMetricsRenderEveryFamilyInAStableOrder) {
                 "diagd_chat_rejected_total counter", "diagd_tool_calls_total counter",
                 "diagd_tool_requests_rejected_total counter", "diagd_model_calls_total counter",
                 "diagd_model_tokens_total counter", "diagd_http_requests_total counter",
-                "diagd_http_connections_open gauge", "diagd_sse_streams_open gauge"}),
+                "diagd_http_connections_open gauge", "diagd_sse_streams_open gauge",
+                "diagd_run_store_failing gauge", "diagd_run_store_errors_total counter",
+                "diagd_runs_unstored gauge", "diagd_runs_lost_total counter"}),
             types);
   EXPECT_EQ("diagd_runs_running 3\n", Samples(out, "diagd_runs_running"));
   EXPECT_EQ("diagd_run_queue_depth 4\n", Samples(out, "diagd_run_queue_depth"));

@@ -194,7 +194,7 @@ TEST(RoutesFailure, ARunThatThrowsIsFailedAndStoredAndTheServerGoesOn) {
   std::string run_id(Json(events[0].data).at("run_id").as_string());
   auto record = Json(server.Get("/api/v1/runs/" + run_id).body);
   EXPECT_EQ(record.at("status"), "FAILED");
-  EXPECT_EQ(record.at("failure_reason"), "INTERNAL_ERROR");
+  EXPECT_EQ(record.at("failure_reason"), "INTERNAL");
   EXPECT_EQ(server.Get("/healthz").status, 200);
   EXPECT_NE(server.Log().find(R"("event":"run_failed")"), std::string::npos);
   EXPECT_EQ(server.Log().find("a bug deep inside"), std::string::npos) << "no exception text";

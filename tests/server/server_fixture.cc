@@ -57,7 +57,8 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   config_.server.max_connections = options.max_connections;
   config_.server.shutdown_grace_seconds = options.shutdown_grace_seconds;
 
-  auto service = wiring::OpenChatService(config_, SystemClock::Instance());
+  auto service =
+      wiring::OpenChatService(config_, SystemClock::Instance(), wiring::ServerRunOwner(config_));
   if (!service) {
     ADD_FAILURE() << service.error().message;
     std::abort();
@@ -65,10 +66,8 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   service_ = std::move(*service);
   if (options.model_throws) {
     throwing_model_ = std::make_unique<ThrowingModel>();
-    const wiring::ToolSet& set = *service_->tools;
-    service_->chat = std::make_unique<app::ChatApplicationUseCase>(app::ChatDeps{
-        *throwing_model_, *set.catalog, *set.boundary, *set.canonical_store, *service_->runs,
-        SystemClock::Instance(), config_.language, app::RunLimitsFrom(config_.harness), {}});
+    service_->chat = std::make_unique<app::ChatApplicationUseCase>(
+        wiring::ChatDepsFor(*service_, *throwing_model_, config_, SystemClock::Instance()));
   }
   log_ = std::make_unique<ServerLog>(log_stream_);
   auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_});

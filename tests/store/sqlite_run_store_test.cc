@@ -372,9 +372,10 @@ TEST_F(RunEventsTest, AbandoningARunningRunFailsItWithTheReasonAndItsEvents) {
   std::vector<app::RunEvent> events = {{1, "run", "{}"},
                                        {2, "error", R"({"code":"RUN_ABANDONED"})"},
                                        {3, "done", "{}"}};
-  ASSERT_TRUE(store_->AbandonRun("r", "SERVER_SHUTDOWN", At(900), events));
+  ASSERT_TRUE(store_->AbandonRun({"r", "SERVER_SHUTDOWN", "DIAGNOSIS", At(900), events}));
   auto run = store_->GetRun("r");
   ASSERT_TRUE(run && run->has_value());
+  EXPECT_EQ((*run)->route, "DIAGNOSIS") << "the route the run was given, though never stored";
   EXPECT_EQ((*run)->status, "FAILED");
   EXPECT_EQ((*run)->internal_status, "FAILED");
   EXPECT_EQ((*run)->failure_reason, "SERVER_SHUTDOWN");
@@ -391,7 +392,7 @@ TEST_F(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
   run.internal_status = "COMPLETED";
   run.events = Stream();
   ASSERT_TRUE(store_->FinishRun(run));
-  Status late = store_->AbandonRun("r", "SERVER_SHUTDOWN", At(900), {});
+  Status late = store_->AbandonRun({"r", "SERVER_SHUTDOWN", "", At(900), {}});
   ASSERT_FALSE(late);
   EXPECT_EQ(late.error().code, ErrorCode::kFailedPrecondition);
   auto kept = store_->GetRun("r");
@@ -400,7 +401,7 @@ TEST_F(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
   EXPECT_FALSE((*kept)->failure_reason.has_value());
   EXPECT_EQ(store_->RunEvents("r", 0)->size(), 5u);
 
-  Status unknown = store_->AbandonRun("nope", "SERVER_SHUTDOWN", At(900), {});
+  Status unknown = store_->AbandonRun({"nope", "SERVER_SHUTDOWN", "", At(900), {}});
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
 }

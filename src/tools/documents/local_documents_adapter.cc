@@ -79,7 +79,10 @@ Result<std::unique_ptr<LocalDocumentsAdapter>> LocalDocumentsAdapter::Open(
   // One index per tree, so several trees can share a cache folder.
   fs::path directory = cache / ("documents-" + StableHashHex(root.string()));
   auto index = LocalIndex::Open(root, directory);
-  if (!index) return index.error();
+  if (!index) {
+    return Error{index.error().code, std::string(kCacheFolderError) + " " + cache.string() +
+                                         ": " + index.error().message};
+  }
   options.root = std::move(root);
   options.cache_dir = std::move(cache);
   return std::unique_ptr<LocalDocumentsAdapter>(

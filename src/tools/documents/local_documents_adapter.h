@@ -38,6 +38,10 @@ struct LocalDocumentsOptions {
   std::chrono::milliseconds refresh_interval{2000};  // 0: check the tree on every search
 };
 
+// Every Open error about the cache folder (rather than the documents
+// folder) starts with this, so the caller can name the right setting.
+inline constexpr std::string_view kCacheFolderError = "the documents cache folder";
+
 class LocalDocumentsAdapter final : public ToolAdapter {
  public:
   // INVALID_ARGUMENT when `root` is missing, not a folder or unreadable, or

@@ -1,0 +1,71 @@
+#include "server/store_upkeep.h"
+
+namespace diagd::server {
+
+void StoreUpkeep::Start() {
+  started_ = std::chrono::system_clock::now();
+  Tick();
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void StoreUpkeep::Stop() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  service_.records->FlushBacklog();
+  if (std::size_t left = service_.records->backlog(); left > 0) {
+    // They stay RUNNING in the store: the next start ends them as lost.
+    log_.Error("runs_not_stored_at_exit", {{"runs", static_cast<std::int64_t>(left)}});
+  }
+}
+
+void StoreUpkeep::Loop() {
+  // A third of a lease: two renewals may fail (a store busy for a while)
+  // before another instance takes this one's runs as lost.
+  auto every = std::max<std::chrono::milliseconds>(service_.owner.lease / 3,
+                                                   std::chrono::milliseconds(500));
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, every, [this] { return stopping_; })) {
+    lock.unlock();
+    Tick();
+    lock.lock();
+  }
+}
+
+void StoreUpkeep::Tick() {
+  WallTime now = std::chrono::system_clock::now();
+  Status renewed = service_.runs->RenewLeases(service_.owner.instance_id,
+                                              now + service_.owner.lease);
+  if (!renewed) log_.Warn("leases_not_renewed", {{"error", renewed.error().message}});
+  Reclaim(now);
+  if (int stored = service_.records->FlushBacklog(); stored > 0) {
+    log_.Info("runs_stored_late", {{"runs", std::int64_t{stored}}});
+  }
+  WatchHealth();
+}
+
+void StoreUpkeep::Reclaim(WallTime now) {
+  auto lost = service_.runs->ReclaimLostRuns({service_.owner.instance_id, started_, now});
+  if (!lost) return;  // the store's health says why; the next round tries again
+  for (const auto& run_id : *lost) log_.Warn("run_lost", {{"run_id", run_id}});
+  lost_total_ += static_cast<std::int64_t>(lost->size());
+  started_.reset();  // this instance's runs left behind are ended
+}
+
+void StoreUpkeep::WatchHealth() {
+  app::StoreHealth health = service_.runs->health();
+  bool failing = health.state == app::StoreHealth::State::kFailing;
+  if (failing == store_failing_) return;
+  store_failing_ = failing;
+  if (failing) {
+    log_.Error("run_store_failing", {{"error", health.last_error}});
+  } else {
+    log_.Info("run_store_recovered", {});
+  }
+}
+
+}  // namespace diagd::server
