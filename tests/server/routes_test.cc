@@ -180,6 +180,24 @@ TEST_F(RoutesTest, AHostileLongQuestionIsAnsweredAndTheServerStaysUp) {
   EXPECT_EQ(server_.Get("/healthz").status, 200);
 }
 
+TEST_F(RoutesTest, QuestionsThatOnceOverflowedARunsStackAreAnswered) {
+  // About 1,600 ASCII letters or digits in a row made a backtracking regex
+  // recurse once per character and overflow the run's 512 KiB stack,
+  // killing the process with every run in it.
+  std::string repeated_a1;
+  for (int i = 0; i < 700; ++i) repeated_a1 += "a1-";
+  std::string mixed;
+  for (int i = 0; i < 500; ++i) mixed += "订单x9-";
+  for (const std::string& message : {"why " + std::string(2000, 'x'), repeated_a1,
+                                     std::string(4000, '7'), mixed}) {
+    boost::json::object body{{"message", message}};
+    auto reply = server_.PostChat(boost::json::serialize(body));
+    ASSERT_EQ(reply.status, 200) << message.substr(0, 40) << ": " << reply.body.substr(0, 300);
+    EXPECT_TRUE(Json(reply.body).contains("release_outcome"));
+  }
+  EXPECT_EQ(server_.Get("/healthz").status, 200);
+}
+
 TEST(RoutesFailure, ARunThatThrowsIsFailedAndStoredAndTheServerGoesOn) {
   FixtureOptions options;
   options.model_throws = true;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/clock.h"
+#include "wiring/run_store.h"
 
 namespace diagd::server::testing {
 namespace {
@@ -56,6 +57,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   config_.server.max_header_bytes = options.max_header_bytes;
   config_.server.max_connections = options.max_connections;
   config_.server.shutdown_grace_seconds = options.shutdown_grace_seconds;
+  config_.server.lease_seconds = options.lease_seconds;
 
   auto service =
       wiring::OpenChatService(config_, SystemClock::Instance(), wiring::ServerRunOwner(config_));
@@ -64,6 +66,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     std::abort();
   }
   service_ = std::move(*service);
+  if (options.store_faults) UseFaultyStore(options.store_faults);
   if (options.model_throws) {
     throwing_model_ = std::make_unique<ThrowingModel>();
     service_->chat = std::make_unique<app::ChatApplicationUseCase>(
@@ -77,6 +80,24 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   }
   server_ = std::move(*server);
   thread_ = std::thread([this] { server_->Run(/*handle_signals=*/false); });
+}
+
+void ServerFixture::UseFaultyStore(std::shared_ptr<StoreFaults> faults) {
+  const Clock& clock = SystemClock::Instance();
+  service_->chat.reset();
+  service_->records.reset();
+  service_->runs.reset();  // the file stays; the faulty store opens it again
+  auto real = wiring::OpenRunStore(config_, clock);
+  if (!real) {
+    ADD_FAILURE() << real.error().message;
+    std::abort();
+  }
+  service_->runs = std::make_unique<app::ObservedRunStore>(
+      std::make_unique<FaultyRunStore>(std::move(*real), std::move(faults)), clock);
+  service_->records = std::make_unique<app::RunRecordWriter>(
+      *service_->runs, app::RunRecordWriter::Options{2, std::chrono::milliseconds(10), 1000});
+  service_->chat = std::make_unique<app::ChatApplicationUseCase>(
+      wiring::ChatDepsFor(*service_, *service_->model, config_, clock));
 }
 
 ServerFixture::~ServerFixture() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "server/faulty_run_store.h"
 #include "server/server.h"
 #include "server/test_client.h"
 #include "wiring/chat_service.h"
@@ -30,6 +31,11 @@ struct FixtureOptions {
   int shutdown_grace_seconds = 10;
   // A model whose every call throws (a bug's stand-in), instead of either.
   bool model_throws = false;
+  // When set, the run store fails or blocks as these faults say
+  // (faulty_run_store.h), and a refused finished record is retried twice,
+  // 10 ms apart, before it waits for the store's upkeep.
+  std::shared_ptr<StoreFaults> store_faults;
+  int lease_seconds = 30;  // the store's upkeep runs every third of it
 };
 
 class ServerFixture {
@@ -38,6 +44,7 @@ class ServerFixture {
   ~ServerFixture();
 
   int port() const { return server_->port(); }
+  const config::Config& config() const { return config_; }
   app::RunStore& runs() { return *service_->runs; }
   // The server's structured log so far, one JSON object per line.
   std::string Log() const;
@@ -54,6 +61,8 @@ class ServerFixture {
   }
 
  private:
+  void UseFaultyStore(std::shared_ptr<StoreFaults> faults);
+
   std::filesystem::path dir_;
   Headers operator_auth_;  // the first configured token, for WaitIdle
   config::Config config_;

@@ -1,0 +1,151 @@
+// The server against a run store that fails or sticks (faulty_run_store.h)
+// over real sockets, with the offline provider (a rule-based agent, no
+// model): every store error is answered and survived, nothing waits for
+// the store on the io thread, and a run whose record the store refuses is
+// never shown as released, then stored once the store is back.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <future>
+#include <thread>
+
+#include "server/server_fixture.h"
+
+namespace diagd::server::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr const char* kQuestion = R"({"message":"订单服务从 10 点左右开始大量 500，为什么？"})";
+const Headers kJson = {{"Content-Type", "application/json"}};
+
+boost::json::object Json(const std::string& body) {
+  boost::system::error_code ec;
+  auto value = boost::json::parse(body, ec);
+  if (ec || !value.is_object()) {
+    ADD_FAILURE() << "not a JSON object: " << body;
+    return {};
+  }
+  return value.as_object();
+}
+
+std::string RunIdOf(const SseEvent& run_event) { return Json(run_event.data)["run_id"].as_string().c_str(); }
+
+FixtureOptions WithFaults(std::shared_ptr<StoreFaults> faults, int lease_seconds = 30) {
+  FixtureOptions options;
+  options.store_faults = std::move(faults);
+  options.lease_seconds = lease_seconds;
+  return options;
+}
+
+TEST(StoreFaults, EveryRunRouteAnswersAStoreReadErrorAndTheServerStaysUp) {
+  auto faults = std::make_shared<StoreFaults>();
+  ServerFixture server(WithFaults(faults));
+  faults->Fail(StoreOp::kGet);
+  faults->Fail(StoreOp::kList);
+  faults->Fail(StoreOp::kEvents);
+  // Each route, several times: the error path once destroyed a temporary
+  // twice (free(): invalid size) and took the process down.
+  for (int round = 0; round < 5; ++round) {
+    for (const char* target : {"/api/v1/runs?limit=1", "/api/v1/runs/some-run",
+                               "/api/v1/runs/some-run/events"}) {
+      HttpReply reply = server.Get(target);
+      EXPECT_EQ(reply.status, 500) << target << ": " << reply.body;
+      EXPECT_EQ(Json(reply.body)["error"].at("code"), "STORE_UNAVAILABLE") << reply.body;
+    }
+  }
+  HttpReply health = server.Get("/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(Json(health.body)["store"].at("state"), "failing") << health.body;
+  faults->Heal(StoreOp::kList);
+  EXPECT_EQ(server.Get("/api/v1/runs?limit=1").status, 200) << "the store is back";
+  EXPECT_EQ(Json(server.Get("/healthz").body)["store"].at("state"), "ok");
+}
+
+TEST(StoreFaults, HealthzAndOtherClientsAreAnsweredWhileTheStoreIsStuck) {
+  auto faults = std::make_shared<StoreFaults>();
+  ServerFixture server(WithFaults(faults));
+  faults->Block(StoreOp::kList);
+  auto stuck = std::async(std::launch::async, [&] { return server.Get("/api/v1/runs"); });
+  ASSERT_TRUE(faults->WaitBlocked(StoreOp::kList, seconds(10)));
+  // The list is held inside the store until the test lets it go: anything
+  // answered meanwhile did not wait for the store.
+  HttpReply health = server.Get("/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(Json(health.body)["store"].at("calls_waiting"), 1) << health.body;
+  EXPECT_EQ(server.Get("/metrics").status, 200);
+  EXPECT_EQ(server.PostChat(R"({"message":"你好","route":"chat"})").status, 200)
+      << "a chat runs while a store read is stuck";
+  faults->Heal(StoreOp::kList);
+  HttpReply listed = stuck.get();
+  EXPECT_EQ(listed.status, 200) << listed.body;
+}
+
+TEST(StoreFaults, ARunWhoseRecordIsRefusedIsNeverShownReleasedAndIsStoredLater) {
+  auto faults = std::make_shared<StoreFaults>();
+  ServerFixture server(WithFaults(faults, /*lease_seconds=*/3));
+  faults->Fail(StoreOp::kFinish);
+  SseStream stream(server.port(), "POST", "/api/v1/chat", kJson, kQuestion);
+  ASSERT_EQ(stream.status(), 200);
+  auto events = stream.Rest(seconds(30));
+  ASSERT_GE(events.size(), 4u);
+  std::string run_id = RunIdOf(events.front());
+  for (const auto& event : events) EXPECT_NE(event.name, "result") << "shown before stored";
+  ASSERT_EQ(events[events.size() - 2].name, "error");
+  EXPECT_EQ(Json(events[events.size() - 2].data)["code"], "RUN_NOT_STORED");
+  EXPECT_EQ(events.back().name, "done");
+
+  auto pending = Json(server.Get("/api/v1/runs/" + run_id).body);
+  EXPECT_EQ(pending["status"], "RUNNING") << "the store has not taken the record yet";
+  std::string metrics = server.Get("/metrics").body;
+  EXPECT_NE(metrics.find("diagd_runs_unstored 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(server.Log().find("\"event\":\"run_not_stored\""), std::string::npos);
+  EXPECT_EQ(server.Log().find("\"event\":\"run_finished\""), std::string::npos)
+      << "a run the store refused was logged as finished";
+
+  faults->Heal(StoreOp::kFinish);
+  // The upkeep (every second here) writes the kept record.
+  auto deadline = std::chrono::steady_clock::now() + seconds(20);
+  boost::json::object stored;
+  while (std::chrono::steady_clock::now() < deadline) {
+    stored = Json(server.Get("/api/v1/runs/" + run_id).body);
+    if (stored["status"] != "RUNNING") break;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  EXPECT_EQ(stored["status"], "SUCCEEDED") << boost::json::serialize(stored);
+  auto replay = ParseSse(server.Get("/api/v1/runs/" + run_id + "/events").body);
+  ASSERT_GE(replay.size(), 2u);
+  EXPECT_EQ(replay[replay.size() - 2].name, "result") << "the stored stream has the result";
+  metrics = server.Get("/metrics").body;
+  EXPECT_NE(metrics.find("diagd_runs_unstored 0\n"), std::string::npos) << metrics;
+  EXPECT_NE(server.Log().find("\"event\":\"run_finished\""), std::string::npos);
+}
+
+TEST(StoreFaults, AJsonClientOfARefusedRecordGetsTheErrorWithTheRunId) {
+  auto faults = std::make_shared<StoreFaults>();
+  ServerFixture server(WithFaults(faults));
+  faults->Fail(StoreOp::kFinish);
+  HttpReply reply = server.PostChat(kQuestion);
+  EXPECT_EQ(reply.status, 500) << reply.body;
+  auto error = Json(reply.body)["error"].as_object();
+  EXPECT_EQ(error["code"], "RUN_NOT_STORED") << reply.body;
+  ASSERT_TRUE(error.contains("run_id")) << reply.body;
+  EXPECT_FALSE(error["run_id"].as_string().empty());
+}
+
+TEST(StoreFaults, ARunTheStoreRefusesToCreateIsNotExecuted) {
+  auto faults = std::make_shared<StoreFaults>();
+  ServerFixture server(WithFaults(faults));
+  faults->Fail(StoreOp::kCreate);
+  SseStream stream(server.port(), "POST", "/api/v1/chat", kJson, kQuestion);
+  ASSERT_EQ(stream.status(), 200);
+  auto events = stream.Rest(seconds(30));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[events.size() - 2].name, "error");
+  EXPECT_EQ(Json(events[events.size() - 2].data)["code"], "RUN_NOT_EXECUTED");
+  for (const auto& event : events) EXPECT_NE(event.name, "progress") << "the run was executed";
+}
+
+}  // namespace
+}  // namespace diagd::server::testing
