@@ -42,14 +42,16 @@ class LiveRunWatcher final : public app::ChatObserver {
 // the process with the other runs in it. Its text is not logged: it may
 // hold data.
 void ContainFailedRun(Server::Impl& server, LiveRun& live) {
-  auto events = live.CloseWithError(app::kRunFailed, "the run failed inside diagd");
+  auto events = live.Seal(app::kRunFailed, "the run failed inside diagd");
   std::string run_id = live.run_id();
   server.log.Error("run_failed", {{"run_id", run_id}});
-  if (run_id.empty() || !events) return;
-  server.service.tools->canonical_store->ForgetRun(run_id);
-  app::AbandonedRun abandoned{run_id, "INTERNAL", live.route(), std::chrono::system_clock::now(),
-                              std::move(*events)};
-  (void)server.service.runs->AbandonRun(abandoned);
+  if (events && !run_id.empty()) {
+    server.service.tools->canonical_store->ForgetRun(run_id);
+    app::AbandonedRun abandoned{run_id, "INTERNAL", live.route(), std::chrono::system_clock::now(),
+                                std::move(*events)};
+    (void)server.service.runs->AbandonRun(abandoned);
+  }
+  live.Reveal();  // stored first: a client that sees `done` finds the run FAILED
 }
 
 void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,

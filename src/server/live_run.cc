@@ -8,7 +8,7 @@ void LiveRun::Append(app::RunEvent event) {
   std::vector<Wake> wake;
   {
     MutexLock lock(mu_);
-    if (closed_) return;
+    if (closed_ || sealing_) return;
     closed_ = event.name == "done";
     events_.push_back(std::move(event));
     wake = TakeWaiters();
@@ -18,20 +18,34 @@ void LiveRun::Append(app::RunEvent event) {
 
 std::optional<std::vector<app::RunEvent>> LiveRun::CloseWithError(std::string_view code,
                                                                   std::string_view message) {
+  auto events = Seal(code, message);
+  if (events) Reveal();
+  return events;
+}
+
+std::optional<std::vector<app::RunEvent>> LiveRun::Seal(std::string_view code,
+                                                        std::string_view message) {
+  MutexLock lock(mu_);
+  if (closed_ || sealing_) return std::nullopt;
+  std::int64_t next = events_.empty() ? 1 : events_.back().id + 1;
+  sealing_ = true;
+  sealed_ = {{next, "error", app::RunErrorData(code, message)}, {next + 1, "done", "{}"}};
+  std::vector<app::RunEvent> all = events_;
+  all.insert(all.end(), sealed_.begin(), sealed_.end());
+  return all;
+}
+
+void LiveRun::Reveal() {
   std::vector<Wake> wake;
-  std::vector<app::RunEvent> all;
   {
     MutexLock lock(mu_);
-    if (closed_) return std::nullopt;
-    std::int64_t next = events_.empty() ? 1 : events_.back().id + 1;
-    events_.push_back({next, "error", app::RunErrorData(code, message)});
-    events_.push_back({next + 1, "done", "{}"});
+    if (!sealing_ || closed_) return;
+    for (auto& event : sealed_) events_.push_back(std::move(event));
+    sealed_.clear();
     closed_ = true;
-    all = events_;
     wake = TakeWaiters();
   }
   for (auto& w : wake) w();
-  return all;
 }
 
 LiveRun::Slice LiveRun::EventsAfter(std::int64_t after_id) const {

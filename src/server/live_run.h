@@ -33,6 +33,12 @@ class LiveRun {
   // event of the stream, or nothing when it was already closed.
   std::optional<std::vector<app::RunEvent>> CloseWithError(std::string_view code,
                                                            std::string_view message);
+  // CloseWithError in two steps, for a run whose end is stored before it is
+  // shown (a reader who sees `done` must find the run stored): Seal numbers
+  // `error` and `done` and ignores later appends, but readers see neither
+  // until Reveal.
+  std::optional<std::vector<app::RunEvent>> Seal(std::string_view code, std::string_view message);
+  void Reveal();
 
   struct Slice {
     std::vector<app::RunEvent> events;  // those after the id asked for
@@ -58,7 +64,9 @@ class LiveRun {
   std::string run_id_ GUARDED_BY(mu_);
   std::string route_ GUARDED_BY(mu_);
   std::vector<app::RunEvent> events_ GUARDED_BY(mu_);
-  bool closed_ GUARDED_BY(mu_) = false;
+  bool closed_ GUARDED_BY(mu_) = false;  // `done` is visible
+  std::vector<app::RunEvent> sealed_ GUARDED_BY(mu_);  // error and done, until Reveal
+  bool sealing_ GUARDED_BY(mu_) = false;
   std::vector<Wake> waiters_ GUARDED_BY(mu_);
 };
 

@@ -69,19 +69,20 @@ asio::awaitable<void> Accept(Server::Impl& server) {
 }
 
 // Ends every run still executing as FAILED with failure_reason
-// SERVER_SHUTDOWN: its watchers get an `error` and `done` at once, the store
-// the same stream. The store writes go out from several threads, so its
+// SERVER_SHUTDOWN: the store gets its stream ending in `error` and `done`,
+// and its watchers see those once the store has them. The store writes go out from several threads, so its
 // group commit writes a thousand abandoned runs in a few transactions
 // rather than one fsync each (seconds the orchestrator may not wait).
 void AbandonRunning(Server::Impl& server) {
   std::vector<app::AbandonedRun> abandoned;
+  std::vector<std::shared_ptr<LiveRun>> sealed;
   WallTime now = std::chrono::system_clock::now();
   for (const auto& live : server.live.All()) {
-    auto events = live->CloseWithError(app::kRunAbandoned,
-                                       "the server shut down before the run finished");
+    auto events = live->Seal(app::kRunAbandoned, "the server shut down before the run finished");
     if (events) {
       abandoned.push_back({live->run_id(), "SERVER_SHUTDOWN", live->route(), now,
                            std::move(*events)});
+      sealed.push_back(live);
     }
   }
   server.abandoned = static_cast<int>(abandoned.size());
@@ -100,6 +101,8 @@ void AbandonRunning(Server::Impl& server) {
     writers.emplace_back(store);
   }
   for (auto& writer : writers) writer.join();
+  // Stored (or failed to be, which the log says): now their clients see it.
+  for (const auto& live : sealed) live->Reveal();
 }
 
 asio::awaitable<void> ShutDown(Server::Impl& server) {

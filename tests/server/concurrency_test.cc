@@ -389,7 +389,7 @@ class HeldConnection {
       return;
     }
     char chunk[4096];
-    while (answer_.find(R"({"status":"ok"})") == std::string::npos) {
+    while (answer_.find(R"("store":)") == std::string::npos) {
       ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);  // the server answers at once
       if (n <= 0) return;
       answer_.append(chunk, static_cast<std::size_t>(n));
@@ -410,7 +410,7 @@ class HeldConnection {
   std::string answer_;
 };
 
-TEST(ServerConcurrency, ConnectionsPastTheLimitAre503) {
+TEST(ServerConcurrency, AtTheConnectionLimitTheLongestIdleConnectionMakesRoom) {
   FixtureOptions options;  // the offline provider: no run is asked for
   options.max_connections = 2;
   ServerFixture server(options);
@@ -421,21 +421,11 @@ TEST(ServerConcurrency, ConnectionsPastTheLimitAre503) {
   ASSERT_TRUE(second.answer().starts_with("HTTP/1.1 200")) << second.answer();
   ASSERT_EQ(first.answer().find("Connection: close"), std::string::npos) << "kept alive";
 
-  HttpReply refused = server.Get("/api/v1/runs");
-  EXPECT_EQ(refused.status, 503) << refused.body;
-  EXPECT_TRUE(refused.headers.contains("retry-after"));
-  auto body = JsonObject(refused.body);
-  ASSERT_TRUE(body && body->contains("error")) << refused.body;
-  EXPECT_EQ(body->at("error").at("code"), "OVERLOADED");
-
-  // A freed slot serves again, once the server has seen the close.
-  first.Close();
-  HttpReply served;
-  for (int attempt = 0; attempt < 500 && served.status != 200; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(milliseconds(10));
-    served = server.Get("/api/v1/runs");
-  }
+  // Both are idle between requests: a newcomer is served, not refused
+  // (http_hostile_test has the 503 when no connection is idle).
+  HttpReply served = server.Get("/api/v1/runs");
   EXPECT_EQ(served.status, 200) << served.body;
+  first.Close();
   second.Close();  // before the fixture's own requests at teardown
 }
 

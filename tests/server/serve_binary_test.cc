@@ -217,12 +217,13 @@ class ServeBinary : public ::testing::Test {
 
   // Starts `diagd serve` on 127.0.0.1 and a free port and waits for its
   // `listening` line; another port is tried when the one picked was taken.
-  ::testing::AssertionResult StartServe(const std::string& model_base_url, int grace_seconds) {
+  ::testing::AssertionResult StartServe(const std::string& model_base_url, int grace_seconds,
+                                        const std::string& more_server_keys = "") {
     for (int attempt = 0; attempt < 3; ++attempt) {
       port_ = FreeLoopbackPort();
       WriteConfig(model_base_url, "listen = \"127.0.0.1:" + std::to_string(port_) + "\"\n" +
                                       "shutdown_grace_seconds = " +
-                                      std::to_string(grace_seconds) + "\n");
+                                      std::to_string(grace_seconds) + "\n" + more_server_keys);
       pid_ = Spawn({"serve", "--config", config_path().string()}, dir_ / "serve.out",
                    dir_ / "serve.err");
       if (WaitForLogEvent("listening", seconds(30))) return ::testing::AssertionSuccess();
@@ -318,6 +319,8 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   EXPECT_EQ(json_reply.status, 500) << "a JSON client of an abandoned run gets its answer";
   auto json_error = boost::json::parse(json_reply.body);
   EXPECT_EQ(json_error.at("error").at("code"), "RUN_ABANDONED") << json_reply.body;
+  ASSERT_TRUE(json_error.at("error").as_object().contains("run_id"))
+      << "the client must be able to find the record: " << json_reply.body;
   auto exit_status = WaitServeExit(seconds(10));
   ASSERT_TRUE(exit_status.has_value()) << "diagd serve still runs after SIGTERM:\n" << Log();
   EXPECT_EQ(*exit_status, 0) << Log();
@@ -326,6 +329,7 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   EXPECT_EQ(record["status"], "FAILED");
   EXPECT_EQ(record["internal_status"], "FAILED");
   EXPECT_EQ(record["failure_reason"], "SERVER_SHUTDOWN");
+  EXPECT_EQ(record["route"], "DIAGNOSIS") << "an abandoned run keeps the route it was given";
   // The store holds the stream the client saw, error and done included.
   std::vector<SseEvent> watched = seen;
   watched.insert(watched.end(), rest.begin(), rest.end());
@@ -355,6 +359,45 @@ TEST_F(ServeBinary, SigtermAbandonsARunThatOutlivesTheGracePeriodAsFailed) {
   ASSERT_EQ(complete.size(), 1u) << log;
   EXPECT_EQ(complete[0].at("abandoned"), 2);
   EXPECT_EQ(log.find(kMarker), std::string::npos) << "the question was logged:\n" << log;
+}
+
+TEST_F(ServeBinary, ARunLeftRunningByAKilledServerEndsAsLostWhenItStartsAgain) {
+  // The model call hangs: the run is RUNNING in the store when the server
+  // is killed with no chance to say anything.
+  ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
+  const std::string instance = "instance_id = \"serve-test\"\n";
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1, instance));
+  SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  ASSERT_EQ(stream.status(), 200);
+  std::vector<SseEvent> seen = EventsThrough(stream, "route");
+  ASSERT_FALSE(seen.empty());
+  std::string run_id = RunIdOf(seen.front());
+  ASSERT_FALSE(run_id.empty());
+  auto deadline = std::chrono::steady_clock::now() + seconds(10);
+  while (model.Requests().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_EQ(model.Requests().size(), 1u) << "the run is waiting on its model";
+  ASSERT_EQ(::kill(pid_, SIGKILL), 0);
+  ASSERT_TRUE(WaitServeExit(seconds(10)).has_value());
+  EXPECT_EQ(RunRecord(run_id)["status"], "RUNNING") << "left behind";
+
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1, instance));
+  HttpReply shown = Request(port_, "GET", "/api/v1/runs/" + run_id);
+  ASSERT_EQ(shown.status, 200) << shown.body;
+  auto record = boost::json::parse(shown.body).as_object();
+  EXPECT_EQ(record["status"], "FAILED");
+  EXPECT_EQ(record["failure_reason"], "INSTANCE_LOST");
+  // Its stream ends, at once, with error and done.
+  HttpReply events = Request(port_, "GET", "/api/v1/runs/" + run_id + "/events");
+  auto replay = ParseSse(events.body);
+  ASSERT_EQ(replay.size(), 3u) << events.body;
+  EXPECT_EQ(replay[0].name, "run");
+  EXPECT_EQ(replay[1].name, "error");
+  EXPECT_EQ(boost::json::parse(replay[1].data).at("code"), "INSTANCE_LOST");
+  EXPECT_EQ(replay[2].name, "done");
+  EXPECT_EQ(LinesOf(LogLines(Log()), "run_lost").size(), 1u) << Log();
+  EXPECT_EQ(model.Requests().size(), 1u) << "a lost run is never executed again";
 }
 
 TEST_F(ServeBinary, SigtermLetsARunningRunFinishWithinTheGracePeriod) {
