@@ -21,6 +21,10 @@
 #include <sanitizer/tsan_interface.h>
 #define DIAGD_TSAN_FIBERS 1
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define DIAGD_ASAN_FIBERS 1
+#endif
 
 namespace diagd::core {
 namespace {
@@ -51,6 +55,14 @@ struct Fiber {
   void* tsan_fiber = nullptr;
   void* tsan_worker = nullptr;
 #endif
+#if DIAGD_ASAN_FIBERS
+  // AddressSanitizer must be told each switch of stacks, or it takes the
+  // other stack's frames for overflows: the worker's stack to go back to
+  // (learnt on each switch in) and the fiber's own fake stack.
+  const void* asan_worker_bottom = nullptr;
+  std::size_t asan_worker_size = 0;
+  void* asan_fake_stack = nullptr;
+#endif
 };
 
 namespace {
@@ -76,16 +88,31 @@ void ReleaseDeadStack(const Fiber& fiber) {
   if (end > low) madvise(reinterpret_cast<void*>(low), end - low, MADV_DONTNEED);
 }
 
+// On the fiber, just after a switch onto it (first entry or resume).
+void SwitchedInToFiber([[maybe_unused]] Fiber& fiber) {
+#if DIAGD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(fiber.asan_fake_stack, &fiber.asan_worker_bottom,
+                                  &fiber.asan_worker_size);
+#endif
+}
+
 void SwitchToWorker(Fiber& fiber) {
 #if DIAGD_TSAN_FIBERS
   __tsan_switch_to_fiber(fiber.tsan_worker, 0);
 #endif
+#if DIAGD_ASAN_FIBERS
+  // A finished fiber's fake stack is released (nullptr): it never resumes.
+  __sanitizer_start_switch_fiber(fiber.finished ? nullptr : &fiber.asan_fake_stack,
+                                 fiber.asan_worker_bottom, fiber.asan_worker_size);
+#endif
   swapcontext(&fiber.context, fiber.worker_context);
+  SwitchedInToFiber(fiber);
 }
 
 void FiberEntry(unsigned high, unsigned low) {
   auto* fiber = reinterpret_cast<Fiber*>((static_cast<std::uintptr_t>(high) << 32) |
                                          static_cast<std::uintptr_t>(low));
+  SwitchedInToFiber(*fiber);
   // noexcept: an escaping exception terminates here, with its stack intact.
   [](Fiber& f) noexcept {
     f.body();
@@ -375,7 +402,15 @@ struct FiberPool::State {
       fiber->tsan_worker = __tsan_get_current_fiber();
       __tsan_switch_to_fiber(fiber->tsan_fiber, 0);
 #endif
+#if DIAGD_ASAN_FIBERS
+      void* worker_fake_stack = nullptr;
+      __sanitizer_start_switch_fiber(&worker_fake_stack, fiber->mapping + PageBytes(),
+                                     fiber->mapping_bytes - PageBytes());
+#endif
       swapcontext(&self, &fiber->context);
+#if DIAGD_ASAN_FIBERS
+      __sanitizer_finish_switch_fiber(worker_fake_stack, nullptr, nullptr);
+#endif
       SetCurrentFiber(nullptr);
       if (fiber->finished) {
         Destroy(fiber);

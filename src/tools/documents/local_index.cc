@@ -27,9 +27,20 @@ constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 constexpr std::size_t kMaxIdleReaders = 8;
 constexpr int kMaxSearchAttempts = 5;
 
-std::string IdTerm(std::string_view id) { return "Q" + std::string(id); }
+// Built by appending: `"Q" + std::string(id)` inserts at the front, which
+// GCC 12 at -O3 flags with a false -Wrestrict (a known GCC 12 false
+// positive on short prefixes), fatal in a -Werror build.
+std::string Prefixed(char prefix, std::string_view rest) {
+  std::string term;
+  term.reserve(rest.size() + 1);
+  term += prefix;
+  term += rest;
+  return term;
+}
+
+std::string IdTerm(std::string_view id) { return Prefixed('Q', id); }
 // Hashed: a term is at most 245 bytes, a path may be longer.
-std::string FileTerm(std::string_view source) { return "P" + StableHashHex(source); }
+std::string FileTerm(std::string_view source) { return Prefixed('P', StableHashHex(source)); }
 std::string ManifestKey(std::string_view source) { return kManifestPrefix + StableHashHex(source); }
 
 // Document data: each field as "<byte length>:<bytes>", so any bytes fit.
