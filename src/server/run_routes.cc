@@ -158,6 +158,28 @@ asio::awaitable<std::invoke_result_t<Call>> OffIoThread(Server::Impl& server, Ca
   co_return std::move(*result);
 }
 
+// The stored run, or nothing once the client has been answered why (the
+// store failed, or there is no such run) and whether its connection stays.
+struct StoredRun {
+  std::optional<app::RunRecord> run;
+  bool keep_open = false;
+};
+
+asio::awaitable<StoredRun> FindStoredRun(Exchange& ex, const std::string& run_id) {
+  app::RunStore& runs = *ex.server.service.runs;
+  auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
+  StoredRun found;
+  if (!run) {
+    found.keep_open = co_await StoreFailed(ex);
+  } else if (!run->has_value()) {
+    ApiError error = NotFound("no such run");
+    found.keep_open = co_await ex.Fail(error);
+  } else {
+    found.run = std::move(**run);
+  }
+  co_return found;
+}
+
 asio::awaitable<void> Pause(std::chrono::steady_clock::duration duration) {
   asio::steady_timer timer(co_await asio::this_coro::executor, duration);
   co_await timer.async_wait(kNoThrow);
@@ -228,27 +250,17 @@ asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id) {
     if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, after);
     co_return false;
   }
-  app::RunStore& runs = *ex.server.service.runs;
-  auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
-  if (!run) co_return co_await StoreFailed(ex);
-  if (!run->has_value()) {
-    ApiError error = NotFound("no such run");
-    co_return co_await ex.Fail(error);
-  }
+  StoredRun stored = co_await FindStoredRun(ex, run_id);
+  if (!stored.run) co_return stored.keep_open;
   PendingAnswer pending(ex.server, true);
   if (co_await ex.StartStream()) co_await StreamStored(ex, run_id, after);
   co_return false;
 }
 
 asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id) {
-  app::RunStore& runs = *ex.server.service.runs;
-  auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
-  if (!run) co_return co_await StoreFailed(ex);
-  if (!run->has_value()) {
-    ApiError error = NotFound("no such run");
-    co_return co_await ex.Fail(error);
-  }
-  Response response = JsonResponse(200, app::RunRecordJson(**run));
+  StoredRun stored = co_await FindStoredRun(ex, run_id);
+  if (!stored.run) co_return stored.keep_open;
+  Response response = JsonResponse(200, app::RunRecordJson(*stored.run));
   co_return co_await ex.Reply(std::move(response));
 }
 

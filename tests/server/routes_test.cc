@@ -5,22 +5,13 @@
 
 #include <boost/json.hpp>
 
+#include "server/json_body.h"
 #include "server/server_fixture.h"
 
 namespace diagd::server::testing {
 namespace {
 
 constexpr const char* kQuestion = R"({"message":"订单服务从 10 点左右开始大量 500，为什么？"})";
-
-boost::json::object Json(const std::string& body) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    ADD_FAILURE() << "not a JSON object: " << body;
-    return {};
-  }
-  return value.as_object();
-}
 
 void ExpectError(const HttpReply& reply, int status, const std::string& code) {
   EXPECT_EQ(reply.status, status) << reply.body;

@@ -9,6 +9,7 @@
 #include <future>
 #include <thread>
 
+#include "server/json_body.h"
 #include "server/server_fixture.h"
 
 namespace diagd::server::testing {
@@ -20,17 +21,9 @@ using std::chrono::seconds;
 constexpr const char* kQuestion = R"({"message":"订单服务从 10 点左右开始大量 500，为什么？"})";
 const Headers kJson = {{"Content-Type", "application/json"}};
 
-boost::json::object Json(const std::string& body) {
-  boost::system::error_code ec;
-  auto value = boost::json::parse(body, ec);
-  if (ec || !value.is_object()) {
-    ADD_FAILURE() << "not a JSON object: " << body;
-    return {};
-  }
-  return value.as_object();
+std::string RunIdOf(const SseEvent& run_event) {
+  return std::string(Json(run_event.data)["run_id"].as_string());
 }
-
-std::string RunIdOf(const SseEvent& run_event) { return Json(run_event.data)["run_id"].as_string().c_str(); }
 
 FixtureOptions WithFaults(std::shared_ptr<StoreFaults> faults, int lease_seconds = 30) {
   FixtureOptions options;
