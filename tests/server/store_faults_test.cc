@@ -9,8 +9,11 @@
 #include <future>
 #include <thread>
 
+#include <sqlite3.h>
+
 #include "server/json_body.h"
 #include "server/server_fixture.h"
+#include "testing/scripted_diagnosis.h"
 
 namespace diagd::server::testing {
 namespace {
@@ -138,6 +141,63 @@ TEST(StoreFaults, ARunTheStoreRefusesToCreateIsNotExecuted) {
   EXPECT_EQ(events[events.size() - 2].name, "error");
   EXPECT_EQ(Json(events[events.size() - 2].data)["code"], "RUN_NOT_EXECUTED");
   for (const auto& event : events) EXPECT_NE(event.name, "progress") << "the run was executed";
+}
+
+// Another process's write transaction on the run store's file, as a
+// backup tool or a second diagd would hold it, until released.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const std::string& path) {
+    // It waits its turn for the lock like any client (the server may be
+    // writing the run's start right now).
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK || sqlite3_busy_timeout(db_, 5000) ||
+        sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      ADD_FAILURE() << "could not take the write lock of " << path;
+    }
+  }
+  ~WriteLockHolder() { Release(); }
+  void Release() {
+    if (db_ == nullptr) return;
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+TEST(StoreFaults, AWriteLockHeldPastTheBusyTimeoutDelaysTheResultAndLosesNothing) {
+  // The run waits a second on its model; meanwhile another "process" takes
+  // the real SQLite write lock and holds it past the store's 5 s busy
+  // timeout, so the first write of the finished record fails and the
+  // writer's retry (after the lock is gone) stores it.
+  diagd::testing::ScriptedModelServer model(diagd::testing::ScriptedDiagnosis(1, seconds(1)));
+  FixtureOptions options;
+  options.model_base_url = model.BaseUrl();
+  ServerFixture server(options);
+  std::string path = server.config().storage.runs.substr(std::string("sqlite:").size());
+  SseStream stream(server.port(), "POST", "/api/v1/chat", kJson,
+                   R"({"message":"payment-service 为什么失败？","route":"diagnosis"})");
+  ASSERT_EQ(stream.status(), 200);
+  auto first = stream.Next();
+  ASSERT_TRUE(first && first->name == "run");
+  WriteLockHolder lock(path);
+  // 12 s, as in the report that found it: the run finishes after about 3 s
+  // of model calls, and its first write waits out the 5 s busy timeout.
+  std::this_thread::sleep_for(seconds(12));
+  HttpReply health = server.Get("/healthz");
+  EXPECT_EQ(health.status, 200) << "answered while the store waits on the lock";
+  lock.Release();
+  auto rest = stream.Rest(seconds(60));
+  ASSERT_GE(rest.size(), 2u);
+  EXPECT_EQ(rest[rest.size() - 2].name, "result") << rest[rest.size() - 2].data;
+  auto stored = Json(server.Get("/api/v1/runs/" + RunIdOf(*first)).body);
+  EXPECT_EQ(stored["status"], "SUCCEEDED");
+  EXPECT_EQ(stored["release_outcome"], "DIAGNOSIS");
+  std::string metrics = server.Get("/metrics").body;
+  EXPECT_EQ(metrics.find("diagd_run_store_errors_total 0\n"), std::string::npos)
+      << "the first write should have failed on the lock and been retried:\n" << metrics;
 }
 
 }  // namespace
