@@ -249,6 +249,31 @@ TEST_F(CliTest, ConfigurationAndUsageErrorsExitTwoNamingTheProblem) {
   EXPECT_TRUE(server_.Requests().empty()) << "nothing reached the model";
 }
 
+TEST_F(CliTest, AnUnusableStoreOrCacheIsAConfigErrorNamingTheKeyThePathAndWhy) {
+  fs::create_directories(dir_ / "runs.db");  // a directory where the database file goes
+  auto store = Ask("x");
+  EXPECT_EQ(store.exit_code, 2);
+  EXPECT_NE(store.err.find("storage.runs"), std::string::npos) << store.err;
+  EXPECT_NE(store.err.find((dir_ / "runs.db").string()), std::string::npos) << store.err;
+  EXPECT_NE(store.err.find("directory"), std::string::npos) << store.err;
+  fs::remove_all(dir_ / "runs.db");
+
+  // The index inside the documents it indexes: refused before anything is
+  // written there.
+  std::string config = ReadFile(dir_ / "diagd.toml");
+  std::string cache_line = "cache_path = \"" + (dir_ / "cache").string() + "\"";
+  std::size_t at = config.find(cache_line);
+  ASSERT_NE(at, std::string::npos);
+  config.replace(at, cache_line.size(),
+                 "cache_path = \"" + std::string(DIAGD_SOURCE_DIR) + "/examples/demo/docs/idx\"");
+  std::ofstream(dir_ / "diagd.toml") << config;
+  auto cache = Ask("x");
+  EXPECT_EQ(cache.exit_code, 2);
+  EXPECT_NE(cache.err.find("tools.documents.cache_path"), std::string::npos) << cache.err;
+  EXPECT_EQ(cache.err.find("tools.documents.path:"), std::string::npos) << cache.err;
+  EXPECT_TRUE(server_.Requests().empty()) << "nothing reached the model";
+}
+
 TEST_F(CliTest, AnUnreachableModelIsAFailedRunThatIsStillRecorded) {
   WriteConfig("");
   std::string config = ReadFile(dir_ / "diagd.toml");
