@@ -24,7 +24,7 @@ struct StoreHealth {
   enum class State {
     kOk,       // the last call succeeded and none is waiting long
     kSlow,     // a call has been waiting longer than the slow threshold
-    kFailing,  // the last call failed (UNAVAILABLE or INTERNAL)
+    kFailing,  // the last call failed (UNAVAILABLE, INTERNAL or DEADLINE_EXCEEDED)
   };
   State state = State::kOk;
   std::optional<WallTime> failing_since;  // the first failure of the current streak

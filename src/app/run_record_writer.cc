@@ -25,9 +25,12 @@ void RunRecordWriter::Keep(RunRecord record) {
   {
     MutexLock lock(mu_);
     backlog_.push_back(std::move(record));
-    if (backlog_.size() > options_.max_backlog) {
-      dropped = std::move(backlog_.front());
-      backlog_.pop_front();
+    // The record a flush is writing now is not counted, nor dropped: it may
+    // be stored a moment later, and must not be reported lost as well.
+    std::size_t oldest = front_in_flight_ ? 1 : 0;
+    if (backlog_.size() - oldest > options_.max_backlog) {
+      dropped = std::move(backlog_[oldest]);
+      backlog_.erase(backlog_.begin() + static_cast<std::ptrdiff_t>(oldest));
     }
   }
   if (dropped && dropped_) dropped_(*dropped);
@@ -42,15 +45,17 @@ int RunRecordWriter::FlushBacklog() {
       MutexLock lock(mu_);
       if (backlog_.empty()) return stored;
       next = backlog_.front();
+      front_in_flight_ = true;
     }
     Status written = runs_.FinishRun(*next);
-    if (Retryable(written)) return stored;  // the store is still down: try later
     {
       MutexLock lock(mu_);
-      // Only flushes pop, and flushes are serialized: the front is `next`
-      // unless Keep dropped it past max_backlog meanwhile.
-      if (!backlog_.empty() && backlog_.front().run_id == next->run_id) backlog_.pop_front();
+      front_in_flight_ = false;
+      // Only flushes pop, flushes are serialized, and Keep leaves the front
+      // alone while it is in flight: the front is still `next`.
+      if (!Retryable(written)) backlog_.pop_front();
     }
+    if (Retryable(written)) return stored;  // the store is still down: try later
     if (written) {
       ++stored;
       if (stored_) stored_(*next);

@@ -43,7 +43,8 @@ class RunRecordWriter {
   Status Write(const RunRecord& record) EXCLUDES(mu_);
 
   // Writes kept records, oldest first, until the store refuses one; a
-  // final refusal drops that record. Returns how many were stored.
+  // final refusal drops that record. Returns how many were stored. Call
+  // from a plain thread (the server's store upkeep), not a run's fiber.
   int FlushBacklog() EXCLUDES(mu_);
 
   std::size_t backlog() const EXCLUDES(mu_);
@@ -60,6 +61,7 @@ class RunRecordWriter {
   Dropped dropped_;
   mutable Mutex mu_;
   std::deque<RunRecord> backlog_ GUARDED_BY(mu_);
+  bool front_in_flight_ GUARDED_BY(mu_) = false;  // a flush is writing backlog_.front()
   Mutex flush_mu_;  // one flush at a time keeps the backlog's order
 };
 

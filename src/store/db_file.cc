@@ -52,7 +52,8 @@ Status DbFileIdentity::CheckStillThere() const {
   if (stat(path_.c_str(), &info) != 0) {
     return Error::Unavailable("run store: the database file " + path_ +
                               " was deleted while diagd was running; writes are refused (they "
-                              "would be lost): restore the file or restart diagd");
+                              "would be lost): restart diagd (after putting the file back, "
+                              "if its runs matter)");
   }
   if (info.st_dev != device_ || info.st_ino != inode_) {
     return Error::Unavailable("run store: the database file " + path_ +

@@ -360,7 +360,7 @@ TEST_F(RunRecordWriterTest, ARecordKeptDuringAFlushIsWrittenByThatFlushAfterTheO
 // state the writer's header does not have (whether the front is in flight,
 // so that Keep drops the oldest record not being written); see the report
 // of issue 11's tests.
-TEST_F(RunRecordWriterTest, DISABLED_TheRecordBeingFlushedIsNeverDroppedPastTheBound) {
+TEST_F(RunRecordWriterTest, TheRecordBeingFlushedIsNeverDroppedPastTheBound) {
   auto writer = Writer(1, 1);
   Keep(*writer, {"a"});
   store_.HoldNext();
