@@ -326,7 +326,11 @@ struct FiberPool::State {
       if (timers.empty()) {
         cv.wait(lock);
       } else {
-        cv.wait_until(lock, timers.begin()->first);
+        // A copy: wait_until reads its deadline again after waking, and
+        // another worker may have fired and erased that timer meanwhile
+        // (AddressSanitizer caught the read of the freed node).
+        const SteadyClock::time_point deadline = timers.begin()->first;
+        cv.wait_until(lock, deadline);
       }
     }
   }
