@@ -270,6 +270,19 @@ std::string TopicStem(const std::string& topic) {
   return tokens.empty() ? topic : tokens.front();
 }
 
+// The question's own spelling of [at, end), an extent found in `folded`.
+// Case folding can change byte lengths (ŉ, 2 bytes, folds to ʼn, 3), and
+// then offsets into `folded` do not fit `text` (a character cut in two, or
+// past its end): the folded spelling is used instead.
+std::string Written(const std::string& text, const std::string& folded, std::size_t at,
+                    std::size_t end) {
+  if (text.size() == folded.size()) {
+    std::string_view own = std::string_view(text).substr(at, end - at);
+    if (text::IsValidUtf8(own)) return std::string(own);
+  }
+  return folded.substr(at, end - at);
+}
+
 QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::string>& topics) {
   QuestionAnalysis analysis;
   // Questions are short; the cap bounds the matching below.
@@ -324,9 +337,11 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
         bool database = FollowedByDatabase(folded, end) || entry.stems.front() == "db";
         std::vector<std::string> chosen = database ? infra : apps;
         if (chosen.empty()) chosen = database ? apps : infra;
-        std::string written = text.substr(at, end - at);
+        std::string written = Written(text, folded, at, end);
         if (FollowedBySuffix(folded, end)) {
-          std::string_view rest = std::string_view(text).substr(end);
+          // As written where folding kept the lengths (the offsets fit).
+          const std::string& spelled = text.size() == folded.size() ? text : folded;
+          std::string_view rest = std::string_view(spelled).substr(end);
           for (auto suffix : kSuffixes) {
             if (rest.substr(0, suffix.size()) == suffix) {
               written += std::string(suffix);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/fiber.h"
+#include "core/text.h"
 
 namespace diagd::model::offline {
 namespace {
@@ -156,6 +157,20 @@ TEST(TopicKinds, InfrastructureTopicsAreRecognisedByName) {
   EXPECT_TRUE(IsInfraTopic("redis-cart"));
   EXPECT_FALSE(IsInfraTopic("payment-service"));
   EXPECT_EQ(TopicStem("payment-db"), "payment");
+}
+
+TEST(AnalyzeQuestion, ALetterWhoseCaseFoldIsLongerNeverCutsAServiceWord) {
+  // ŉ (2 bytes) folds to ʼn (3): offsets found in the folded question no
+  // longer fit the question as written (found by the question_analysis
+  // fuzz target: invalid UTF-8, then std::out_of_range).
+  for (const std::string question : {"ŉ风控", "ŉŉŉŉŉŉŉŉŉŉ order", "ŉ支付服务超时"}) {
+    QuestionAnalysis analysis = AnalyzeQuestion(question, {"risk-service", "order-service"});
+    ASSERT_FALSE(analysis.service_words.empty()) << question;
+    for (const auto& word : analysis.service_words) {
+      EXPECT_TRUE(text::IsValidUtf8(word)) << question;
+    }
+  }
+  EXPECT_EQ(AnalyzeQuestion("ŉ风控", {"risk-service"}).service_words.front(), "风控");
 }
 
 }  // namespace
