@@ -25,10 +25,11 @@ class LiveRunWatcher final : public app::ChatObserver {
     RecordStoredRun(server_, run, std::chrono::steady_clock::now() - started_);
   }
   void OnRunNotStored(const app::RunRecord& run, const Error& why) override {
+    auto backlog = static_cast<std::int64_t>(server_.service.records->backlog());
     server_.log.Error("run_not_stored", {{"run_id", run.run_id},
                                          {"status", run.status},
                                          {"error", why.message},
-                                         {"backlog", std::int64_t(server_.service.records->backlog())}});
+                                         {"backlog", backlog}});
   }
 
  private:
@@ -70,7 +71,8 @@ void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
   // The run store refused the run: nothing was executed, nothing stored.
   // (A run whose finished record it refused has closed its stream itself.)
   if (handled && !*handled &&
-      live->CloseWithError(app::kRunNotExecuted, "the run could not be recorded, so it was not run")) {
+      live->CloseWithError(app::kRunNotExecuted,
+                           "the run could not be recorded, so it was not run")) {
     server.log.Error("run_not_executed", {{"run_id", live->run_id()}});
   }
   // Stored by now (result and done are shown only after that), so a

@@ -282,7 +282,9 @@ asio::awaitable<bool> Health(Exchange& ex) {
   json::JsonWriter body(160);
   body.BeginObject().Key("status").String(up ? "ok" : "shutting_down");
   body.Key("store").BeginObject().Key("state").String(app::StoreStateString(store.state));
-  if (store.failing_since) body.Key("failing_since").String(FormatRfc3339Millis(*store.failing_since));
+  if (store.failing_since) {
+    body.Key("failing_since").String(FormatRfc3339Millis(*store.failing_since));
+  }
   body.Key("calls_waiting").Int(store.calls_in_flight).EndObject().EndObject();
   Response response = JsonResponse(up ? 200 : 503, body.Take());
   co_return co_await ex.Reply(std::move(response));

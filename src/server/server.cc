@@ -70,9 +70,10 @@ asio::awaitable<void> Accept(Server::Impl& server) {
 
 // Ends every run still executing as FAILED with failure_reason
 // SERVER_SHUTDOWN: the store gets its stream ending in `error` and `done`,
-// and its watchers see those once the store has them. The store writes go out from several threads, so its
-// group commit writes a thousand abandoned runs in a few transactions
-// rather than one fsync each (seconds the orchestrator may not wait).
+// and its watchers see those once the store has them. The store writes go
+// out from several threads, so its group commit writes a thousand
+// abandoned runs in a few transactions rather than one fsync each (seconds
+// the orchestrator may not wait).
 void AbandonRunning(Server::Impl& server) {
   std::vector<app::AbandonedRun> abandoned;
   std::vector<std::shared_ptr<LiveRun>> sealed;
