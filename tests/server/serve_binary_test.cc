@@ -383,6 +383,11 @@ TEST_F(ServeBinary, ARunLeftRunningByAKilledServerEndsAsLostWhenItStartsAgain) {
   EXPECT_EQ(RunRecord(run_id)["status"], "RUNNING") << "left behind";
 
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1, instance));
+  // Ready as a load balancer sees it: a connection made right after the
+  // `listening` line was seen closed unanswered here (note of this session).
+  for (int i = 0; i < 50 && Request(port_, "GET", "/healthz").status != 200; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));
+  }
   HttpReply shown = Request(port_, "GET", "/api/v1/runs/" + run_id);
   ASSERT_EQ(shown.status, 200) << shown.body;
   auto record = boost::json::parse(shown.body).as_object();
