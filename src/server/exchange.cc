@@ -39,6 +39,11 @@ asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool ke
   co_return !ec && keep_alive;
 }
 
+asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  co_await timer.async_wait(kNoThrow);
+}
+
 asio::awaitable<bool> SendRaw(beast::tcp_stream& stream, std::string_view bytes) {
   stream.expires_after(kWriteTimeout);
   auto [ec, n] = co_await asio::async_write(stream, asio::buffer(bytes.data(), bytes.size()),

@@ -21,6 +21,8 @@ Response ErrorResponse(const ApiError& error);
 
 // Writes `response`; true when the connection may carry another request.
 asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive);
+// Waits on the io thread without holding it.
+asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration);
 // Writes bytes as they are (SSE frames); false when the client is gone.
 asio::awaitable<bool> SendRaw(beast::tcp_stream& stream, std::string_view bytes);
 

@@ -180,11 +180,6 @@ asio::awaitable<StoredRun> FindStoredRun(Exchange& ex, const std::string& run_id
   co_return found;
 }
 
-asio::awaitable<void> Pause(std::chrono::steady_clock::duration duration) {
-  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
-  co_await timer.async_wait(kNoThrow);
-}
-
 // The stored stream of a run not executing here: at once when it has
 // ended; while it is RUNNING (on another instance, or finished here and
 // waiting for the store) the store is asked again every second, with a
@@ -207,7 +202,7 @@ asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std:
       if (!co_await SendRaw(ex.stream, kSseKeepAlive)) co_return;
       quiet_since = std::chrono::steady_clock::now();
     }
-    co_await Pause(kStoredRunPoll);
+    co_await Sleep(kStoredRunPoll);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/exchange.h"
 #include "server/server_impl.h"
 
 namespace diagd::server {
@@ -31,11 +32,6 @@ void RaiseOpenFileLimit() {
     limit.rlim_cur = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &limit);
   }
-}
-
-asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration) {
-  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
-  co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
 }
 
 asio::awaitable<void> Accept(Server::Impl& server) {
