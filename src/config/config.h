@@ -36,6 +36,13 @@ enum class Language { kZh, kEn };
 
 enum class ModelProvider { kOpenAi, kOffline };
 
+// CONTRACT.md section 12.2: whether an assistant turn's reasoning goes back
+// to the model within the diagnosis tool loop. kAuto replays what came as
+// `reasoning_content` (what DeepSeek's thinking mode demands); kAlways also
+// replays reasoning that came as `reasoning` or as a leading <think> block,
+// as `reasoning_content`; kNever replays none.
+enum class ReplayReasoning { kAuto, kAlways, kNever };
+
 // The parts of diagd that call a model; each may use its own endpoint.
 enum class ModelComponent {
   kRouter,
@@ -62,6 +69,9 @@ struct ModelEndpoint {
   std::string api_key;  // a secret: never log or echo it
   std::string name = "qwen2.5-72b-instruct";
   int timeout_seconds = 60;
+  // CONTRACT.md section 12.1: exchanges per model call, the first included.
+  int max_attempts = 3;
+  ReplayReasoning replay_reasoning = ReplayReasoning::kAuto;
 };
 
 struct ModelConfig {

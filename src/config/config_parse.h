@@ -59,6 +59,8 @@ struct EndpointOverride {
   std::optional<std::string> api_key;
   std::optional<std::string> name;
   std::optional<int> timeout_seconds;
+  std::optional<int> max_attempts;
+  std::optional<ReplayReasoning> replay_reasoning;
 };
 
 // `endpoint` with every key set in `layer` replaced.

@@ -45,6 +45,12 @@ void ReadEndpointKeys(TableReader& model, EndpointOverride& out) {
   model.Read("api_key", out.api_key, CheckSecret);
   model.Read("name", out.name, CheckNonEmpty);
   model.Read("timeout_seconds", out.timeout_seconds);
+  model.Read("max_attempts", out.max_attempts, 1, 10);
+  if (auto replay = model.ReadChoice("replay_reasoning", {"auto", "always", "never"})) {
+    constexpr ReplayReasoning kChoices[] = {ReplayReasoning::kAuto, ReplayReasoning::kAlways,
+                                            ReplayReasoning::kNever};
+    out.replay_reasoning = kChoices[*replay];
+  }
 }
 
 void ReadModel(TableReader model, FileSettings& out) {

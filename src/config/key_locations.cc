@@ -52,6 +52,8 @@ void Layer(const EndpointOverride& layer, ModelEndpoint& endpoint) {
   if (layer.api_key) endpoint.api_key = *layer.api_key;
   if (layer.name) endpoint.name = *layer.name;
   if (layer.timeout_seconds) endpoint.timeout_seconds = *layer.timeout_seconds;
+  if (layer.max_attempts) endpoint.max_attempts = *layer.max_attempts;
+  if (layer.replay_reasoning) endpoint.replay_reasoning = *layer.replay_reasoning;
 }
 
 }  // namespace diagd::config::internal

@@ -10,10 +10,13 @@
 #pragma once
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
+
+#include "core/failure_reason.h"
 
 namespace diagd {
 
@@ -35,8 +38,22 @@ const char* ErrorCodeName(ErrorCode code);
 // or a user are built by the caller to be free of hosts, credentials and
 // stack text.
 struct Error {
+  Error() = default;
+  Error(ErrorCode error_code, std::string error_message,
+        std::optional<FailureReason> why = std::nullopt)
+      : code(error_code), message(std::move(error_message)), reason(why) {}
+
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
+  // Why a run that ends on this error failed (CONTRACT.md 12.1), when the
+  // layer that failed knows; the code says what a caller may do about it.
+  std::optional<FailureReason> reason;
+
+  // This error, tagged with `why`.
+  Error Because(FailureReason why) && {
+    reason = why;
+    return std::move(*this);
+  }
 
   static Error InvalidArgument(std::string message) {
     return {ErrorCode::kInvalidArgument, std::move(message)};

@@ -8,6 +8,7 @@
 // safe for concurrent use.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,11 +34,24 @@ struct ToolCall {
   std::string arguments;  // JSON text, as the model wrote it
 };
 
+// Where an assistant turn's reasoning came from (CONTRACT.md section 12.2).
+enum class ReasoningSource {
+  kNone,
+  kReasoningContent,  // a `reasoning_content` field (DeepSeek, vLLM and SGLang parsers)
+  kReasoning,         // a `reasoning` field (newer vLLM, Ollama, OpenRouter)
+  kThinkBlock,        // a <think>...</think> block at the start of `content`
+};
+
 struct Message {
   Role role = Role::kUser;
   std::string content;               // may be empty for an assistant with tool calls
   std::vector<ToolCall> tool_calls;  // assistant only
   std::string tool_call_id;          // tool only
+  // Assistant only: the turn's reasoning, never part of `content`. It exists
+  // only to be replayed within the diagnosis tool loop (model.replay_reasoning);
+  // nothing stores, traces, shows or forwards it.
+  std::string reasoning;
+  ReasoningSource reasoning_source = ReasoningSource::kNone;
 };
 
 // A function the model may call; `parameters_schema` is JSON Schema text.
@@ -57,21 +71,28 @@ struct ChatRequest {
   Component component = Component::kDiagnosisAgent;
   std::vector<Message> messages;
   std::vector<FunctionTool> tools;  // empty: no tools offered
+  // When the run's time budget ends: no exchange or retry wait runs past it
+  // (the call then fails with reason RUN_TIMEOUT). Unset: only the
+  // endpoint's own timeout applies.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct ChatResponse {
-  Message message;             // role kAssistant
+  Message message;             // role kAssistant, reasoning already split off `content`
   std::optional<Usage> usage;  // absent when the provider reported none
+  std::string finish_reason;   // as the provider sent it; empty when absent or null
 };
 
 class ChatModel {
  public:
   virtual ~ChatModel() = default;
-  // One completion. Errors: UNAVAILABLE (unreachable, 5xx or 429 after the
-  // bounded retries), DEADLINE_EXCEEDED (no answer in time), INVALID_ARGUMENT
-  // (the provider refused the request: 4xx), INTERNAL (the answer is not a
-  // chat completion: not JSON, no choices...). Messages never hold the API key
-  // or a prompt.
+  // One completion. Errors: UNAVAILABLE (unreachable, or a retryable status
+  // after the bounded retries), DEADLINE_EXCEEDED (no answer in time),
+  // INVALID_ARGUMENT (the provider refused the request: 4xx), INTERNAL (the
+  // answer is not a usable chat completion). Each carries its
+  // `FailureReason` (CONTRACT.md 12.1) where the provider knows it; messages
+  // say what happened in the provider's words and never hold the API key, a
+  // bearer token, a prompt or a model output.
   virtual Result<ChatResponse> Complete(const ChatRequest& request) = 0;
   // How outputs name this model: "offline (rule-based, not an LLM)" or the
   // configured model name.
