@@ -80,6 +80,7 @@ http::response<http::string_body> ToHttp(LoopbackHttpServer::Response in) {
   out.version(11);
   out.result(static_cast<unsigned>(in.status));
   out.set(http::field::content_type, in.content_type);
+  for (const auto& [name, value] : in.headers) out.set(name, value);
   out.keep_alive(false);  // `Connection: close`: one exchange per connection
   out.body() = std::move(in.body);
   out.prepare_payload();

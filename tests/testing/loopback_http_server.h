@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace diagd::testing {
@@ -37,6 +38,8 @@ class LoopbackHttpServer {
     std::string body;
     std::chrono::milliseconds delay{0};  // before answering
     bool hang_up = false;                // close the connection without answering
+    // Sent as they are, after Content-Type (for example {"Retry-After", "2"}).
+    std::vector<std::pair<std::string, std::string>> headers = {};
   };
   using Handler = std::function<Response(const Request&)>;
 

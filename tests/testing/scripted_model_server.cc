@@ -89,6 +89,7 @@ LoopbackHttpServer::Response ToResponse(const ScriptedReply& reply) {
           raw.status = what.status;
           raw.content_type = what.content_type;
           raw.body = what.body;
+          raw.headers = what.headers;
           return raw;
         } else {
           static_assert(std::is_same_v<What, ScriptedHangUp>);
@@ -137,9 +138,11 @@ ScriptedModelServer& ScriptedModelServer::AnswerHtml() {
                    "<body><h1>Sign in to continue</h1></body></html>");
 }
 
-ScriptedModelServer& ScriptedModelServer::AnswerRaw(int status, std::string content_type,
-                                                    std::string body) {
-  return Then({ScriptedRawAnswer{status, std::move(content_type), std::move(body)}});
+ScriptedModelServer& ScriptedModelServer::AnswerRaw(
+    int status, std::string content_type, std::string body,
+    std::vector<std::pair<std::string, std::string>> headers) {
+  return Then(
+      {ScriptedRawAnswer{status, std::move(content_type), std::move(body), std::move(headers)}});
 }
 
 ScriptedModelServer& ScriptedModelServer::HangUp() { return Then({ScriptedHangUp{}}); }

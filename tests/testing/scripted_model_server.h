@@ -29,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -64,10 +65,12 @@ struct ScriptedFailure {  // an OpenAI-style error body {"error":{"message":...}
   int status = 500;
   std::string message;
 };
-struct ScriptedRawAnswer {  // any status, content type and body
+struct ScriptedRawAnswer {  // any status, content type, body and extra headers
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Extra response headers, for example {"Retry-After", "2"} on a 429.
+  std::vector<std::pair<std::string, std::string>> headers = {};
 };
 struct ScriptedHangUp {};  // the connection closes without an answer
 
@@ -114,8 +117,10 @@ class ScriptedModelServer {
   // A 200 with an HTML page, as a misconfigured proxy sends.
   ScriptedModelServer& AnswerHtml();
   // Any status, content type and body: non-JSON text, JSON without
-  // `choices`, `choices: []`, malformed tool calls...
-  ScriptedModelServer& AnswerRaw(int status, std::string content_type, std::string body);
+  // `choices`, `choices: []`, malformed tool calls... `headers` are sent
+  // besides Content-Type (a `Retry-After` on a 429 or 503).
+  ScriptedModelServer& AnswerRaw(int status, std::string content_type, std::string body,
+                                 std::vector<std::pair<std::string, std::string>> headers = {});
   // Closes the connection without answering.
   ScriptedModelServer& HangUp();
   // A turn of any kind, with any delay.

@@ -1,6 +1,10 @@
 #include "testing/scripted_model_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <string>
@@ -144,6 +148,59 @@ TEST(ScriptedModelServer, KeepsNoRequestsOnceRecordingIsOffButStillAnswersFromTh
   EXPECT_EQ(FirstMessage(*response).at("content"), "3");
   EXPECT_EQ(asked, 1);
   EXPECT_TRUE(server.Requests().empty());
+}
+
+// The raw bytes of the answer to one POST to /v1/chat/completions: the
+// project's HTTP client keeps only some headers, and this test is about all
+// of them.
+std::string RawExchange(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "socket failed";
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    ::close(fd);
+    return "connect failed";
+  }
+  const std::string request =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+  if (::send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return "send failed";
+  }
+  std::string answer;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0;) answer.append(buffer, n);
+  ::close(fd);
+  return answer;
+}
+
+TEST(ScriptedModelServer, RawAnswerSendsItsExtraHeaders) {
+  ScriptedModelServer server;
+  server.AnswerRaw(429, "application/json", R"({"error":{"message":"slow down"}})",
+                   {{"Retry-After", "2"}, {"X-Request-Id", "req-7"}});
+  server.AnswerRaw(200, "text/plain", "no extra headers");
+  const std::string limited = RawExchange(server.port());
+  EXPECT_EQ(limited.rfind("HTTP/1.1 429", 0), 0u) << limited;
+  EXPECT_NE(limited.find("\r\nRetry-After: 2\r\n"), std::string::npos) << limited;
+  EXPECT_NE(limited.find("\r\nX-Request-Id: req-7\r\n"), std::string::npos) << limited;
+  EXPECT_NE(limited.find("\r\nContent-Type: application/json\r\n"), std::string::npos);
+  EXPECT_NE(limited.find("slow down"), std::string::npos);
+  const std::string plain = RawExchange(server.port());
+  EXPECT_EQ(plain.rfind("HTTP/1.1 200", 0), 0u) << plain;
+  EXPECT_EQ(plain.find("Retry-After"), std::string::npos) << plain;
+}
+
+TEST(ScriptedModelServer, ResponderSendsRawHeadersToo) {
+  ScriptedModelServer server([](const ScriptedModelServer::RecordedRequest&) {
+    return ScriptedReply{ScriptedRawAnswer{503, "application/json", "{}", {{"Retry-After", "7"}}}};
+  });
+  const std::string answer = RawExchange(server.port());
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << answer;
+  EXPECT_NE(answer.find("\r\nRetry-After: 7\r\n"), std::string::npos) << answer;
 }
 
 }  // namespace
