@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/endpoint_shapes.h"
+#include "model/endpoint_shape_fixture.h"
 
 namespace diagd::model::shapes {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/json.h"
-#include "model/endpoint_shapes.h"
+#include "model/endpoint_shape_fixture.h"
 
 namespace diagd::model::shapes {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json.h"
-#include "model/endpoint_shapes.h"
+#include "model/endpoint_shape_fixture.h"
 
 namespace diagd::model::shapes {
 namespace {
