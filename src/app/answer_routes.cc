@@ -13,14 +13,18 @@ namespace {
 
 constexpr std::size_t kMaxAnswerChars = 4000;
 
-std::optional<std::string> Ask(harness::ModelInterceptor& models, model::Component component,
-                               const std::string& system, const std::string& user) {
+// The answer's text; nullopt when it called a tool (none was offered), the
+// call's error when it failed.
+Result<std::optional<std::string>> Ask(harness::ModelInterceptor& models,
+                                       model::Component component, const std::string& system,
+                                       const std::string& user) {
   model::ChatRequest request;
   request.component = component;
   request.messages = {{model::Role::kSystem, system, {}, {}}, {model::Role::kUser, user, {}, {}}};
   auto called = models.Call(request);
-  if (!called || !called->response.message.tool_calls.empty()) return std::nullopt;
-  return std::move(called->response.message.content);
+  if (!called) return std::move(called).error();
+  if (!called->response.message.tool_calls.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(called->response.message.content));
 }
 
 }  // namespace
@@ -28,8 +32,8 @@ std::optional<std::string> Ask(harness::ModelInterceptor& models, model::Compone
 Route RouteQuestion(harness::ModelInterceptor& models, const std::string& question,
                     config::Language language) {
   auto answer = Ask(models, model::Component::kRouter, RouterPrompt(language), question);
-  if (!answer) return Route::kDiagnosis;
-  auto parsed = json::Parse(*answer);
+  if (!answer || !*answer) return Route::kDiagnosis;
+  auto parsed = json::Parse(**answer);
   if (!parsed || !parsed->is_object() || parsed->get_object().size() != 1) return Route::kDiagnosis;
   auto route = json::GetString(parsed->get_object(), "route");
   if (route == "KNOWLEDGE") return Route::kKnowledge;
@@ -37,16 +41,17 @@ Route RouteQuestion(harness::ModelInterceptor& models, const std::string& questi
   return Route::kDiagnosis;
 }
 
-Answer SystemChat(harness::ModelInterceptor& models, const std::string& question,
-                  config::Language language) {
+Result<Answer> SystemChat(harness::ModelInterceptor& models, const std::string& question,
+                          config::Language language) {
   auto answer = Ask(models, model::Component::kSystemChat, SystemChatPrompt(language), question);
-  if (!answer || text::IsBlank(*answer)) {
-    return {language == config::Language::kEn
-                ? "I am diagd, a diagnosis assistant. Ask me why something is failing."
-                : "我是 diagd 故障诊断助手，可以帮你排查“为什么会出故障”。",
-            {}};
+  if (!answer) return std::move(answer).error();
+  if (!*answer || text::IsBlank(**answer)) {
+    return Answer{language == config::Language::kEn
+                      ? "I am diagd, a diagnosis assistant. Ask me why something is failing."
+                      : "我是 diagd 故障诊断助手，可以帮你排查“为什么会出故障”。",
+                  {}};
   }
-  return {text::TruncateCodePoints(*answer, kMaxAnswerChars), {}};
+  return Answer{text::TruncateCodePoints(**answer, kMaxAnswerChars), {}};
 }
 
 KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInterceptor& models,
@@ -61,6 +66,8 @@ KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInt
   auto status = harness::RecordExecutedCall(run.tracker(), run.trace(), *executed).evidence_status;
   outcome.process.push_back({"call_1", tools::ToolName::kSearchDocuments, scope.summary, status});
   const auto& documents = std::get<tools::DocumentsResult>(record.result);
+  // A failed search is no proof that no document answers.
+  if (status == tools::EvidenceStatus::kError) return outcome;
   if (status != tools::EvidenceStatus::kEvidenceFound) {
     outcome.answer = Answer{language == config::Language::kEn
                                 ? "No document answers this question."
@@ -79,8 +86,12 @@ KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInt
   std::string user = json::Serialize(
       boost::json::object{{"question", question}, {"documents", std::move(items)}});
   auto answer = Ask(models, model::Component::kKnowledgeAnswer, KnowledgePrompt(language), user);
-  if (!answer) return outcome;
-  auto parsed = json::Parse(*answer);
+  if (!answer) {
+    outcome.failure = std::move(answer).error();
+    return outcome;
+  }
+  if (!*answer) return outcome;
+  auto parsed = json::Parse(**answer);
   if (!parsed || !parsed->is_object()) return outcome;
   const auto& object = parsed->get_object();
   auto answer_text = json::GetString(object, "text");

@@ -21,19 +21,21 @@ namespace diagd::app {
 Route RouteQuestion(harness::ModelInterceptor& models, const std::string& question,
                     config::Language language);
 
-// One SYSTEM_CHAT call; its text bounded. A failed call gets a fixed reply.
-Answer SystemChat(harness::ModelInterceptor& models, const std::string& question,
-                  config::Language language);
+// One SYSTEM_CHAT call; its text bounded, a blank answer replaced by a fixed
+// reply. The call's error when it failed (the run then fails and says why).
+Result<Answer> SystemChat(harness::ModelInterceptor& models, const std::string& question,
+                          config::Language language);
 
 struct KnowledgeOutcome {
-  std::optional<Answer> answer;  // empty: the call failed or answered garbage
+  std::optional<Answer> answer;  // empty: the documents or the call failed, or garbage came back
+  std::optional<Error> failure;  // the KNOWLEDGE_ANSWER call's error, when it failed
   std::vector<release::ProcessEntry> process;
 };
 
 // Retrieves with the business request (no envelope) through the boundary,
 // then one KNOWLEDGE_ANSWER call; citations are kept only if they are among
 // the retrieved documents. With nothing retrieved, a fixed answer and no
-// model call.
+// model call; when the documents backend failed, no answer.
 KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInterceptor& models,
                                      const tools::ToolBoundary& boundary,
                                      const std::string& question, config::Language language);

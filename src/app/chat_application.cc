@@ -3,6 +3,7 @@
 #include "app/answer_routes.h"
 #include "app/diagnosis_executor.h"
 #include "app/run_event_recorder.h"
+#include "app/run_failure.h"
 #include "core/ids.h"
 #include "release/safe_fallback.h"
 
@@ -104,11 +105,29 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   observer->OnRouted(result.route);
 
   RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};
+  std::optional<Error> route_error;  // the error the route ended on
+  // No answer can be released: the same safe fallback a diagnosis gets,
+  // showing what was checked.
+  auto fail_without_answer = [&] {
+    result.release_outcome = release::ReleaseOutcome::kFallback;
+    auto snapshot = harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(),
+                                             deps_.canonical_store, run.trace());
+    result.fallback = release::SafeFallbackFactory(deps_.canonical_store, deps_.language, {})
+                          .Build(run.run_id(), release::FallbackCode::kFailed, snapshot, {});
+    statuses = {"FAILED", "FAILED", std::nullopt};
+  };
   switch (result.route) {
-    case Route::kSystemChat:
-      result.release_outcome = release::ReleaseOutcome::kAnswer;
-      result.answer = SystemChat(models, request.message, deps_.language);
+    case Route::kSystemChat: {
+      auto answer = SystemChat(models, request.message, deps_.language);
+      if (answer) {
+        result.release_outcome = release::ReleaseOutcome::kAnswer;
+        result.answer = std::move(*answer);
+      } else {
+        route_error = std::move(answer).error();
+        fail_without_answer();
+      }
       break;
+    }
     case Route::kKnowledge: {
       KnowledgeOutcome knowledge =
           AnswerFromDocuments(run, models, deps_.boundary, request.message, deps_.language);
@@ -117,14 +136,8 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
         result.release_outcome = release::ReleaseOutcome::kAnswer;
         result.answer = std::move(knowledge.answer);
       } else {
-        result.release_outcome = release::ReleaseOutcome::kFallback;
-        // No answer can be released: the same safe fallback a diagnosis
-        // gets, showing what was checked.
-        auto snapshot = harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(),
-                                                 deps_.canonical_store, run.trace());
-        result.fallback = release::SafeFallbackFactory(deps_.canonical_store, deps_.language, {})
-                              .Build(run.run_id(), release::FallbackCode::kFailed, snapshot, {});
-        statuses = {"FAILED", "FAILED", std::nullopt};
+        route_error = std::move(knowledge.failure);
+        fail_without_answer();
       }
       break;
     }
@@ -140,7 +153,23 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
       result.fallback = std::move(outcome.decision.fallback);
       result.process = std::move(outcome.decision.process);
       record.steps = std::move(outcome.steps);
+      route_error = std::move(outcome.failure);
       break;
+    }
+  }
+  for (const auto& failed : run.ledger().Failures()) {
+    record.model_failures.push_back(
+        {model::ComponentName(failed.component), FailureReasonName(failed.reason)});
+  }
+  if (statuses.status == "FAILED") {
+    FailureEvidence evidence{route_error ? &*route_error : nullptr, run.ledger().Failures(),
+                             &result.process, run.budget().TimeLeft().count() == 0};
+    if (auto failure = ExplainFailure(evidence)) {
+      record.failure_reason = FailureReasonName(failure->reason);
+      record.failure_detail = failure->detail;
+      if (result.fallback) {
+        result.fallback->limitations.push_back(FailureLimitation(*failure, deps_.language));
+      }
     }
   }
 

@@ -12,6 +12,7 @@ DiagnosisOutcome DiagnosisChatExecutor::Execute(harness::RunContext& run,
   if (execution.stop_reason) outcome.stop_reason = harness::StopReasonString(*execution.stop_reason);
   if (execution.failure) {
     outcome.internal_status = "FAILED";
+    outcome.failure = execution.failure;
   } else if (execution.stop_reason == harness::StopReason::kBudgetLimitReached) {
     outcome.internal_status = "BUDGET_EXHAUSTED";
   } else if (execution.stop_reason) {

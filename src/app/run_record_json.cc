@@ -64,6 +64,14 @@ std::string RunRecordJson(const RunRecord& run) {
   OptionalString(run.stop_reason, w);
   w.Key("failure_reason");
   OptionalString(run.failure_reason, w);
+  w.Key("failure_detail");
+  OptionalString(run.failure_detail, w);
+  w.Key("model_failures").BeginArray();
+  for (const auto& failure : run.model_failures) {
+    w.BeginObject().Key("component").String(failure.component);
+    w.Key("reason").String(failure.reason).EndObject();
+  }
+  w.EndArray();
   w.Key("total_token_count").Int(run.total_token_count)
       .Key("created_at").String(FormatRfc3339Millis(run.created_at))
       .Key("finished_at");

@@ -19,6 +19,12 @@
 
 namespace diagd::app {
 
+// A model call of the run that got no usable answer (after its retries).
+struct ModelFailure {
+  std::string component;  // "ROUTER", "DIAGNOSIS_AGENT", ...
+  std::string reason;     // a failure_reason code: "MODEL_HTTP_ERROR", ...
+};
+
 struct StoredStep {
   int round = 0;
   std::optional<std::int64_t> token_count;
@@ -40,9 +46,16 @@ struct RunRecord {
   std::string result_json;  // the section 5 user result; empty while running
   std::vector<StoredStep> steps;
   std::vector<harness::TraceEvent> trace;
-  // Why a FAILED run ended without a result of its own (SERVER_SHUTDOWN,
-  // INSTANCE_LOST, INTERNAL...).
+  // Why a FAILED run failed (CONTRACT.md 12.1: MODEL_HTTP_ERROR, ...,
+  // INSTANCE_LOST, SERVER_SHUTDOWN, INTERNAL), and at most 300 characters
+  // saying what happened in the provider's own words where it gave any,
+  // with no credential, prompt, model output or tool payload.
   std::optional<std::string> failure_reason;
+  std::optional<std::string> failure_detail;
+  // Every failed model call, whether or not the run failed with it (a
+  // router that failed sends the run to diagnosis): for operators and
+  // diagd_model_failures_total.
+  std::vector<ModelFailure> model_failures;
   // The instance executing the run (server.instance_id, or the CLI's own
   // name), and until when it vouches for it: a RUNNING run whose lease ran
   // out was lost with its instance (RenewLeases, ReclaimLostRuns).

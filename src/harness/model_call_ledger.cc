@@ -19,4 +19,14 @@ LedgerTotals ModelCallLedger::Totals() const {
   return totals_;
 }
 
+void ModelCallLedger::RecordFailure(model::Component component, const Error& error) {
+  MutexLock lock(mu_);
+  failures_.push_back({component, error.reason.value_or(FailureReason::kInternal), error.message});
+}
+
+std::vector<FailedModelCall> ModelCallLedger::Failures() const {
+  MutexLock lock(mu_);
+  return failures_;
+}
+
 }  // namespace diagd::harness

@@ -11,11 +11,23 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/mutex.h"
 #include "model/chat_model.h"
 
 namespace diagd::harness {
+
+// A model call that got no usable answer (after the client's retries): not
+// audited (no tokens were reported), but kept so that the run can say why
+// it failed (CONTRACT.md 12.1) and operators can count failures per
+// component.
+struct FailedModelCall {
+  model::Component component = model::Component::kDiagnosisAgent;
+  FailureReason reason = FailureReason::kInternal;
+  std::string detail;  // the client's message: the provider's words, no credential
+};
 
 struct LedgerTotals {
   int audited_calls = 0;
@@ -30,8 +42,14 @@ class ModelCallLedger {
   int Record(model::Component component, const std::optional<model::Usage>& usage);
   LedgerTotals Totals() const;
 
+  // Records a call that failed; an error without a reason counts as INTERNAL.
+  void RecordFailure(model::Component component, const Error& error);
+  // Every failed call, in order.
+  std::vector<FailedModelCall> Failures() const;
+
  private:
   mutable Mutex mu_;
+  std::vector<FailedModelCall> failures_ GUARDED_BY(mu_);
   std::map<model::Component, int> rounds_ GUARDED_BY(mu_);
   LedgerTotals totals_ GUARDED_BY(mu_);
 };

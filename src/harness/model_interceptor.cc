@@ -2,12 +2,16 @@
 
 namespace diagd::harness {
 
-Result<ModelCallResult> ModelInterceptor::Call(const model::ChatRequest& request) {
+Result<ModelCallResult> ModelInterceptor::Call(model::ChatRequest& request) {
   if (auto admitted = budget_.AdmitModelCall(request.component); !admitted) {
     return admitted.error();
   }
+  request.deadline = std::chrono::steady_clock::now() + budget_.TimeLeft();
   auto response = model_.Complete(request);
-  if (!response) return std::move(response).error();
+  if (!response) {
+    ledger_.RecordFailure(request.component, response.error());
+    return std::move(response).error();
+  }
 
   ModelCallResult result;
   const auto& usage = response->usage;

@@ -1,8 +1,10 @@
 // The harness model interceptor: every model call of a run, whatever its
 // component, goes through `Call`. In order: the budget admits it (or the call
-// is never made); the model is called; the provider's usage is recorded once,
-// into the ledger (a MODEL_CALL trace event with the component round) and
-// into the budget total, from the same numbers.
+// is never made); the model is called, with the run's time left as the
+// request's deadline; the provider's usage is recorded once, into the ledger
+// (a MODEL_CALL trace event with the component round) and into the budget
+// total, from the same numbers. A call that failed goes into the ledger's
+// failures.
 //
 // Thread safety: one per run, used by the run's worker.
 #pragma once
@@ -30,8 +32,8 @@ class ModelInterceptor {
 
   // RESOURCE_EXHAUSTED when the budget refused (no call made); the model's
   // own error when it failed (not audited: a call that got no response is not
-  // a made call).
-  Result<ModelCallResult> Call(const model::ChatRequest& request);
+  // a made call). Sets `request.deadline`.
+  Result<ModelCallResult> Call(model::ChatRequest& request);
 
  private:
   model::ChatModel& model_;

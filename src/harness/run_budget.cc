@@ -1,5 +1,7 @@
 #include "harness/run_budget.h"
 
+#include <algorithm>
+
 namespace diagd::harness {
 
 RunBudget::RunBudget(BudgetLimits limits, const Clock& clock)
@@ -13,6 +15,12 @@ Status RunBudget::CheckTimeAndTokens() const {
     return Error::ResourceExhausted("token budget spent");
   }
   return OkStatus();
+}
+
+std::chrono::milliseconds RunBudget::TimeLeft() const {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      limits_.max_run_time - (clock_.Monotonic() - start_));
+  return std::max(left, std::chrono::milliseconds(0));
 }
 
 Status RunBudget::AdmitModelCall(model::Component component) {

@@ -53,6 +53,8 @@ class RunBudget final : public tools::ToolBudget {
   void ChargeToolBytes(std::size_t bytes) override;
 
   BudgetUsage Usage() const;
+  // What is left of the run's wall time (zero once spent).
+  std::chrono::milliseconds TimeLeft() const;
   const BudgetLimits& limits() const { return limits_; }
 
  private:

@@ -115,6 +115,10 @@ Result<Response, Failure> Send(const Request& request) {
   char* content_type = nullptr;
   curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type != nullptr) response.content_type = content_type;
+  curl_off_t retry_after = 0;
+  if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
+    response.retry_after = std::chrono::seconds(retry_after);
+  }
   response.body = std::move(sink.body);
   return response;
 }

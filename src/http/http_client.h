@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,9 @@ struct Response {
   int status = 0;
   std::string content_type;
   std::string body;
+  // The `Retry-After` header (seconds, or an HTTP date as seconds from
+  // now); absent when the server sent none.
+  std::optional<std::chrono::seconds> retry_after;
 };
 
 enum class FailureKind {

@@ -1,6 +1,7 @@
 #include "model/openai_client.h"
 
 #include <algorithm>
+#include <random>
 #include <string_view>
 #include <utility>
 
@@ -11,64 +12,108 @@
 namespace diagd::model {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// A Retry-After longer than this is not waited for when the run has no
+// deadline of its own: the endpoint is out for longer than a run should hang.
+constexpr std::chrono::seconds kMaxRetryAfter{120};
+
 std::string ChatCompletionsUrl(std::string_view base_url) {
   while (!base_url.empty() && base_url.back() == '/') base_url.remove_suffix(1);
   return std::string(base_url) + "/chat/completions";
 }
 
-std::string WithProviderMessage(std::string message, std::string_view body,
-                                std::string_view secret) {
-  std::string provider = wire::ProviderErrorMessage(body, secret);
-  if (!provider.empty()) message += ": " + provider;
-  return message;
+// CONTRACT.md 12.1: the statuses a later attempt may get past.
+bool IsRetryableStatus(int status) {
+  switch (status) {
+    case 408: case 409: case 429: case 500: case 502: case 503: case 504:
+      return true;
+    default:
+      return false;
+  }
 }
 
-bool IsRetryableStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
-
-// The verdict on one exchange: a final result, or an error worth another try.
+// The verdict on one exchange: a final result, or an error worth another
+// try (after at least `retry_after` when the endpoint asked for a wait).
 struct Outcome {
   Result<ChatResponse> result;
   bool retryable = false;
+  std::optional<std::chrono::seconds> retry_after;
 };
 
-Outcome Exchange(const http::Request& request, std::string_view secret) {
-  auto sent = http::Send(request);
-  if (!sent.has_value()) {
-    const http::Failure& failure = sent.error();
-    switch (failure.kind) {
-      case http::FailureKind::kConnect:
-        return {Error::Unavailable("cannot reach the endpoint (" + failure.message + ")"), true};
-      case http::FailureKind::kTimeout:
-        return {Error::DeadlineExceeded("no answer within " +
-                                        std::to_string(request.timeout.count()) + " ms"),
-                false};
-      case http::FailureKind::kTooLarge:
-        return {Error::Internal("the answer is larger than " +
-                                std::to_string(request.max_response_bytes) + " bytes"),
-                false};
-      case http::FailureKind::kOther:
-        break;
-    }
-    return {Error::Unavailable("the exchange failed (" + failure.message + ")"), false};
+Outcome FromTransportFailure(const http::Failure& failure, const http::Request& request,
+                             bool cut_by_deadline) {
+  switch (failure.kind) {
+    case http::FailureKind::kConnect:
+      return {Error(ErrorCode::kUnavailable, "cannot reach the endpoint (" + failure.message + ")",
+                    FailureReason::kModelUnreachable),
+              true};
+    case http::FailureKind::kTimeout:
+      // Not retried: the time is spent.
+      if (cut_by_deadline) {
+        return {Error(ErrorCode::kDeadlineExceeded,
+                      "the run's time ran out waiting for the model (" +
+                          std::to_string(request.timeout.count()) + " ms left)",
+                      FailureReason::kRunTimeout)};
+      }
+      return {Error(ErrorCode::kDeadlineExceeded,
+                    "no answer within " + std::to_string(request.timeout.count()) + " ms",
+                    FailureReason::kModelUnreachable)};
+    case http::FailureKind::kTooLarge:
+      return {Error(ErrorCode::kInternal,
+                    "the answer is larger than " + std::to_string(request.max_response_bytes) +
+                        " bytes",
+                    FailureReason::kModelBadResponse)};
+    case http::FailureKind::kOther:
+      break;
   }
-  const http::Response& response = *sent;
+  return {Error(ErrorCode::kUnavailable, "the exchange failed (" + failure.message + ")",
+                FailureReason::kModelUnreachable)};
+}
+
+Outcome FromStatus(const http::Response& response, std::string_view secret) {
   const std::string status = "HTTP " + std::to_string(response.status);
-  if (response.status >= 200 && response.status <= 299) {
-    auto decoded = wire::DecodeResponse(response.body);
-    if (decoded.has_value()) return {std::move(decoded), false};
-    // Some gateways answer 200 with an error object; its text says why.
-    return {Error::Internal(WithProviderMessage(decoded.error().message, response.body, secret)),
-            false};
+  std::string said = wire::ProviderErrorMessage(response.body, secret);
+  // Checked before the status class: llama.cpp refuses tools with a 500.
+  if (response.status >= 400 && wire::RefusesTools(said)) {
+    return {Error(ErrorCode::kInvalidArgument,
+                  "the endpoint refused the request's tools: " + status + ": " + said,
+                  FailureReason::kModelNoToolSupport)};
   }
+  std::string message = said.empty() ? status : status + ": " + said;
   if (IsRetryableStatus(response.status)) {
-    return {Error::Unavailable(WithProviderMessage(status, response.body, secret)), true};
+    return {Error(ErrorCode::kUnavailable, std::move(message), FailureReason::kModelHttpError),
+            true, response.retry_after};
   }
   if (response.status >= 400 && response.status <= 499) {
-    return {Error::InvalidArgument(WithProviderMessage(
-                "the endpoint refused the request: " + status, response.body, secret)),
-            false};
+    return {Error(ErrorCode::kInvalidArgument, "the endpoint refused the request: " + message,
+                  FailureReason::kModelHttpError)};
   }
-  return {Error::Internal("unexpected " + status), false};
+  return {Error(ErrorCode::kInternal, "unexpected " + message, FailureReason::kModelHttpError)};
+}
+
+Outcome Exchange(const http::Request& request, std::string_view secret, bool cut_by_deadline) {
+  auto sent = http::Send(request);
+  if (!sent.has_value()) return FromTransportFailure(sent.error(), request, cut_by_deadline);
+  const http::Response& response = *sent;
+  if (response.status < 200 || response.status > 299) return FromStatus(response, secret);
+  auto decoded = wire::DecodeResponse(response.body, secret, response.content_type);
+  if (decoded.has_value()) return {std::move(decoded)};
+  bool retryable = decoded.error().code == ErrorCode::kUnavailable;
+  return {std::move(decoded), retryable};
+}
+
+// Equal jitter: half the exponential step, plus up to as much again, so
+// that runs refused together do not come back together.
+milliseconds Backoff(milliseconds initial, int attempt, double jitter) {
+  milliseconds step = initial * (1LL << std::min(attempt - 1, 16));
+  return milliseconds(static_cast<std::int64_t>(step.count() * (0.5 + 0.5 * jitter)));
+}
+
+double RandomJitter() {
+  thread_local std::minstd_rand random(std::random_device{}());
+  return std::uniform_real_distribution<double>(0.0, 1.0)(random);
 }
 
 }  // namespace
@@ -84,16 +129,18 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   const config::ModelEndpoint& endpoint = config_.For(request.component);
   const std::string& secret = endpoint.api_key;
   auto fail = [&](const Error& error) {
-    // The last line of defence: whatever the message was built from, the key
-    // does not leave this module in it.
-    return Error{error.code, wire::ScrubSecret(std::string(ComponentName(request.component)) +
-                                                   " model call: " + error.message,
-                                               secret)};
+    // The last line of defence: whatever the message was built from, no
+    // credential leaves this module in it.
+    return Error(error.code,
+                 wire::ScrubCredentials(std::string(ComponentName(request.component)) +
+                                            " model call: " + error.message,
+                                        secret),
+                 error.reason);
   };
   if (endpoint.provider != config::ModelProvider::kOpenAi) {
     return fail(Error::FailedPrecondition("the component is configured with the offline provider"));
   }
-  auto body = wire::EncodeRequest(request, endpoint.name);
+  auto body = wire::EncodeRequest(request, endpoint.name, endpoint.replay_reasoning);
   if (!body.has_value()) return fail(body.error());
 
   http::Request http_request;
@@ -103,26 +150,61 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
                           {"X-Diagd-Component", ComponentName(request.component)}};
   if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
   http_request.body = std::move(*body);
-  http_request.timeout =
-      options_.timeout.value_or(std::chrono::seconds(std::max(1, endpoint.timeout_seconds)));
-  http_request.connect_timeout = std::min(http_request.timeout, std::chrono::milliseconds(3000));
   http_request.max_response_bytes = options_.max_response_bytes;
+  const milliseconds endpoint_timeout =
+      options_.timeout.value_or(std::chrono::seconds(std::max(1, endpoint.timeout_seconds)));
 
-  const int max_attempts = std::max(1, options_.max_attempts);
+  const int max_attempts = std::max(1, options_.max_attempts.value_or(endpoint.max_attempts));
   for (int attempt = 1;; ++attempt) {
-    Outcome outcome = Exchange(http_request, secret);
+    // Each attempt gets the endpoint's timeout, or what is left of the run.
+    milliseconds timeout = endpoint_timeout;
+    bool cut_by_deadline = false;
+    if (request.deadline) {
+      auto left = std::chrono::duration_cast<milliseconds>(*request.deadline - Clock::now());
+      if (left <= milliseconds(0)) {
+        return fail(Error(ErrorCode::kDeadlineExceeded,
+                          "the run's time ran out before the model call" +
+                              (attempt > 1 ? " (after " + std::to_string(attempt - 1) +
+                                                 " attempts)"
+                                           : std::string()),
+                          FailureReason::kRunTimeout));
+      }
+      if (left < timeout) {
+        timeout = left;
+        cut_by_deadline = true;
+      }
+    }
+    http_request.timeout = timeout;
+    http_request.connect_timeout = std::min(timeout, milliseconds(3000));
+
+    Outcome outcome = Exchange(http_request, secret, cut_by_deadline);
     if (outcome.result.has_value()) return std::move(outcome.result);
-    if (!outcome.retryable) return fail(outcome.result.error());
+    Error error = outcome.result.error();
+    if (!outcome.retryable) return fail(error);
     if (attempt >= max_attempts) {
-      Error error = outcome.result.error();
       error.message += " (after " + std::to_string(attempt) + " attempts)";
       return fail(error);
     }
-    auto backoff = options_.initial_backoff * (1LL << std::min(attempt - 1, 16));
+    milliseconds wait = Backoff(options_.initial_backoff, attempt,
+                                options_.jitter ? options_.jitter() : RandomJitter());
+    if (outcome.retry_after) wait = std::max(wait, milliseconds(*outcome.retry_after));
+    if (request.deadline) {
+      // A wait that outlasts the run ends the call: the run's time is up.
+      if (Clock::now() + wait >= *request.deadline) {
+        error.message += " (no time left in the run to wait " + std::to_string(wait.count()) +
+                         " ms and try again)";
+        error.reason = FailureReason::kRunTimeout;
+        return fail(error);
+      }
+    } else if (outcome.retry_after && *outcome.retry_after > kMaxRetryAfter) {
+      error.message += " (it asked to wait " + std::to_string(outcome.retry_after->count()) +
+                       " s: longer than a call waits)";
+      return fail(error);
+    }
     if (options_.sleep) {
-      options_.sleep(backoff);
+      options_.sleep(wait);
     } else {
-      core::SleepFor(backoff);  // on a fiber, frees the worker
+      core::SleepFor(wait);  // on a fiber, frees the worker
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "model/openai_wire.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -40,7 +41,26 @@ void WriteToolCall(json::JsonWriter& w, const ToolCall& call) {
   w.EndObject().EndObject();
 }
 
-void WriteMessage(json::JsonWriter& w, const Message& message) {
+// CONTRACT.md 12.2: reasoning goes back only within the diagnosis tool loop,
+// beside the tool calls it led to, and only as `replay` allows.
+bool ReplaysReasoning(const ChatRequest& request, config::ReplayReasoning replay,
+                      const Message& message) {
+  if (request.component != Component::kDiagnosisAgent || message.role != Role::kAssistant ||
+      message.tool_calls.empty() || message.reasoning.empty()) {
+    return false;
+  }
+  switch (replay) {
+    case config::ReplayReasoning::kAuto:
+      return message.reasoning_source == ReasoningSource::kReasoningContent;
+    case config::ReplayReasoning::kAlways:
+      return message.reasoning_source != ReasoningSource::kNone;
+    case config::ReplayReasoning::kNever:
+      return false;
+  }
+  return false;
+}
+
+void WriteMessage(json::JsonWriter& w, const Message& message, bool with_reasoning) {
   w.BeginObject().Key("role").String(RoleName(message.role)).Key("content");
   if (message.role == Role::kAssistant && !message.tool_calls.empty()) {
     // OpenAI's own shape: an assistant that only calls tools has null content.
@@ -48,6 +68,10 @@ void WriteMessage(json::JsonWriter& w, const Message& message) {
       w.Null();
     } else {
       WriteText(w, message.content);
+    }
+    if (with_reasoning) {
+      w.Key("reasoning_content");
+      WriteText(w, message.reasoning);
     }
     w.Key("tool_calls").BeginArray();
     for (const ToolCall& call : message.tool_calls) WriteToolCall(w, call);
@@ -69,7 +93,7 @@ void WriteMessage(json::JsonWriter& w, const Message& message) {
 std::size_t EncodedSizeHint(const ChatRequest& request) {
   std::size_t size = 1024;
   for (const Message& message : request.messages) {
-    size += 64 + message.content.size() + message.content.size() / 4;
+    size += 64 + message.content.size() + message.content.size() / 4 + message.reasoning.size();
     for (const ToolCall& call : message.tool_calls) size += 96 + 2 * call.arguments.size();
   }
   for (const FunctionTool& tool : request.tools) {
@@ -204,16 +228,110 @@ Result<bj::value> ParseLenient(std::string_view body) {
   return json::Parse(text::SanitizeUtf8(body));
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string lower(s);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower;
+}
+
+Error BadBody(ErrorCode code, std::string message) {
+  return Error(code, std::move(message), FailureReason::kModelBadResponse);
+}
+
+Error EventStreamError() {
+  return BadBody(ErrorCode::kInternal,
+                 "the endpoint streamed its answer (text/event-stream) although stream: false "
+                 "was asked");
+}
+
+// The provider's explanation in an error object (`error.message`, `error`
+// as a string, `message` or `detail`), scrubbed, collapsed and bounded.
+std::string ProviderMessageOf(const bj::object& root, std::string_view secret) {
+  std::optional<std::string_view> found;
+  if (const bj::value* error = root.if_contains("error"); error != nullptr) {
+    if (error->is_string()) {
+      found = error->get_string();
+    } else if (error->is_object()) {
+      found = json::GetString(error->get_object(), "message");
+    }
+  }
+  if (!found) found = json::GetString(root, "message");  // vLLM's older ErrorResponse
+  if (!found) found = json::GetString(root, "detail");   // FastAPI-based servers
+  if (!found) return "";
+  // Scrub before collapsing and cutting, so that no part of a key survives
+  // at the cut.
+  std::string message = ScrubCredentials(std::string(*found), secret);
+  return text::TruncateCodePoints(text::CollapseWhitespace(message), kMaxProviderMessageChars);
+}
+
+// Ollama answers a failed generation with Go's zero value: year 1 as
+// `created`, an empty role, a null finish reason.
+bool IsZeroValue(const bj::object& root, const bj::object& message,
+                 const std::string& finish_reason) {
+  constexpr std::int64_t kYearOne = -62135596800;
+  if (const bj::value* created = root.if_contains("created");
+      created != nullptr && created->is_int64() && created->get_int64() == kYearOne) {
+    return true;
+  }
+  auto role = json::GetString(message, "role");
+  return (!role || role->empty()) && finish_reason.empty();
+}
+
+std::string_view TrimLeft(std::string_view s) {
+  std::size_t start = s.find_first_not_of(" \t\r\n");
+  return start == std::string_view::npos ? std::string_view() : s.substr(start);
+}
+
+// CONTRACT.md 12.2: the reasoning channel, wherever the server put it,
+// leaves the content before anything reads it as the answer.
+void SplitReasoning(const bj::object& message, std::string content, Message& out) {
+  constexpr std::string_view kOpen = "<think>";
+  constexpr std::string_view kClose = "</think>";
+  std::string think;
+  std::string_view rest = TrimLeft(content);
+  if (rest.starts_with(kOpen)) {
+    std::size_t close = rest.find(kClose);
+    // An unclosed block is all reasoning: the answer never started.
+    think = std::string(rest.substr(kOpen.size(), close == std::string_view::npos
+                                                      ? std::string_view::npos
+                                                      : close - kOpen.size()));
+    rest = close == std::string_view::npos ? std::string_view() : rest.substr(close + kClose.size());
+    content = std::string(TrimLeft(rest));
+  } else if (std::size_t close = content.find(kClose);
+             close != std::string::npos && content.rfind(kOpen, close) == std::string::npos) {
+    // The chat template sent the opening tag (DeepSeek-R1, QwQ): what comes
+    // before the closing one is reasoning.
+    think = content.substr(0, close);
+    content = std::string(TrimLeft(std::string_view(content).substr(close + kClose.size())));
+  }
+  out.content = std::move(content);
+  if (auto field = json::GetString(message, "reasoning_content"); field && !field->empty()) {
+    out.reasoning = std::string(*field);
+    out.reasoning_source = ReasoningSource::kReasoningContent;
+  } else if (auto other = json::GetString(message, "reasoning"); other && !other->empty()) {
+    out.reasoning = std::string(*other);
+    out.reasoning_source = ReasoningSource::kReasoning;
+  } else if (!text::IsBlank(think)) {
+    out.reasoning = std::move(think);
+    out.reasoning_source = ReasoningSource::kThinkBlock;
+  }
+}
+
 }  // namespace
 
-Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name) {
+Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
+                                  config::ReplayReasoning replay) {
   // Streamed, not built as a document first: a late turn carries every
   // earlier tool result, and copying it into a tree costs as much again.
   json::JsonWriter w(EncodedSizeHint(request));
   w.BeginObject().Key("model");
   WriteText(w, model_name);
   w.Key("messages").BeginArray();
-  for (const Message& message : request.messages) WriteMessage(w, message);
+  for (const Message& message : request.messages) {
+    WriteMessage(w, message, ReplaysReasoning(request, replay, message));
+  }
   w.EndArray();
   if (!request.tools.empty()) {
     w.Key("tools").BeginArray();
@@ -234,47 +352,79 @@ Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view m
   return body;
 }
 
-Result<ChatResponse> DecodeResponse(std::string_view body) {
+Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret,
+                                    std::string_view content_type) {
+  if (LooksLikeEventStream(content_type, body)) return EventStreamError();
   auto parsed = ParseLenient(body);
   if (!parsed.has_value()) {
-    return Error::Internal("response is not JSON (" + std::to_string(body.size()) + " bytes)");
+    // Most often a body cut off by a proxy or a crashing server.
+    return BadBody(ErrorCode::kUnavailable,
+                   "response is not JSON (" + std::to_string(body.size()) + " bytes)");
   }
   if (!parsed->is_object()) {
-    return Error::Internal(std::string("response: expected a JSON object, got ") +
-                           json::KindName(*parsed));
+    return BadBody(ErrorCode::kInternal,
+                   std::string("response: expected a JSON object, got ") + json::KindName(*parsed));
   }
   const bj::object& root = parsed->get_object();
   const bj::value* choices = root.if_contains("choices");
+  if (choices == nullptr || choices->is_null()) {
+    // Gateways (LiteLLM, DashScope) and some servers answer 200 with an
+    // error object: the provider's words say why.
+    if (std::string said = ProviderMessageOf(root, secret); !said.empty()) {
+      if (RefusesTools(said)) {
+        return Error(ErrorCode::kInvalidArgument, "the endpoint refused the tools: " + said,
+                     FailureReason::kModelNoToolSupport);
+      }
+      return BadBody(ErrorCode::kUnavailable, "the endpoint answered 200 with an error: " + said);
+    }
+  }
   if (choices == nullptr || !choices->is_array() || choices->get_array().empty()) {
-    return Error::Internal("response has no choices");
+    return BadBody(ErrorCode::kInternal, "response has no choices");
   }
   const bj::value& first = choices->get_array().front();
   const bj::value* message =
       first.is_object() ? first.get_object().if_contains("message") : nullptr;
   if (message == nullptr || !message->is_object()) {
-    return Error::Internal("response choices[0].message: expected an object");
+    return BadBody(ErrorCode::kInternal, "response choices[0].message: expected an object");
   }
   const bj::object& message_object = message->get_object();
 
   ChatResponse response;
+  if (auto finish = json::GetString(first.get_object(), "finish_reason")) {
+    response.finish_reason = std::string(*finish);
+  }
   response.message.role = Role::kAssistant;
   auto content = DecodeContent(message_object.if_contains("content"));
-  if (!content.has_value()) return content.error();
-  response.message.content = std::move(*content);
+  if (!content.has_value()) return Error(content.error()).Because(FailureReason::kModelBadResponse);
+  SplitReasoning(message_object, std::move(*content), response.message);
 
   const bj::value* tool_calls = message_object.if_contains("tool_calls");
   if (tool_calls != nullptr && !tool_calls->is_null()) {
     if (!tool_calls->is_array()) {
-      return Error::Internal(std::string("response tool_calls: expected an array, got ") +
-                             json::KindName(*tool_calls));
+      return BadBody(ErrorCode::kInternal,
+                     std::string("response tool_calls: expected an array, got ") +
+                         json::KindName(*tool_calls));
     }
     const bj::array& calls = tool_calls->get_array();
     response.message.tool_calls.reserve(calls.size());
     for (std::size_t i = 0; i < calls.size(); ++i) {
       auto call = DecodeToolCall(calls[i], i);
-      if (!call.has_value()) return call.error();
+      if (!call.has_value()) return Error(call.error()).Because(FailureReason::kModelBadResponse);
       response.message.tool_calls.push_back(std::move(*call));
     }
+  }
+  const bool nothing = response.message.content.empty() && response.message.tool_calls.empty();
+  if (nothing && IsZeroValue(root, message_object, response.finish_reason)) {
+    return BadBody(ErrorCode::kUnavailable,
+                   "the endpoint sent an empty zero-value completion (no role, no finish reason)");
+  }
+  if (nothing && response.finish_reason == "length") {
+    return Error(ErrorCode::kInternal,
+                 "the answer was cut at the token limit before any content or tool call" +
+                     std::string(response.message.reasoning.empty()
+                                     ? ""
+                                     : " (the tokens went to reasoning)"),
+                 FailureReason::kModelOutputTruncated);
   }
   response.usage = DecodeUsage(root);
   return response;
@@ -283,23 +433,54 @@ Result<ChatResponse> DecodeResponse(std::string_view body) {
 std::string ProviderErrorMessage(std::string_view body, std::string_view secret) {
   auto parsed = ParseLenient(body);
   if (!parsed.has_value() || !parsed->is_object()) return "";
-  const bj::object& root = parsed->get_object();
-  std::optional<std::string_view> found;
-  if (const bj::value* error = root.if_contains("error"); error != nullptr) {
-    if (error->is_string()) {
-      found = error->get_string();
-    } else if (error->is_object()) {
-      found = json::GetString(error->get_object(), "message");
-    }
-  }
-  if (!found) found = json::GetString(root, "message");  // vLLM's older ErrorResponse
-  if (!found) found = json::GetString(root, "detail");   // FastAPI-based servers
-  if (!found) return "";
+  return ProviderMessageOf(parsed->get_object(), secret);
+}
 
-  // Scrub before collapsing and cutting, so that no part of the key survives
-  // at the cut.
-  std::string message = ScrubSecret(std::string(*found), secret);
-  return text::TruncateCodePoints(text::CollapseWhitespace(message), kMaxProviderMessageChars);
+bool RefusesTools(std::string_view provider_message) {
+  // What the servers say (docs/model-endpoints.md): vLLM without a tool
+  // parser, llama.cpp without --jinja, Ollama and LM Studio models whose
+  // template has no tools, OpenAI models without function calling.
+  static constexpr std::string_view kPhrases[] = {
+      "--enable-auto-tool-choice", "--tool-call-parser",      "requires --jinja",
+      "does not support tools",    "tools is not supported",  "tools are not supported",
+      "does not support tool",     "tool calling is not supported",
+      "function calling is not supported", "tool use is not supported",
+  };
+  std::string lower = AsciiLower(provider_message);
+  for (std::string_view phrase : kPhrases) {
+    if (lower.find(phrase) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool LooksLikeEventStream(std::string_view content_type, std::string_view body) {
+  if (AsciiLower(content_type).find("text/event-stream") != std::string::npos) return true;
+  std::size_t start = body.find_first_not_of(" \t\r\n");
+  return start != std::string_view::npos && body.substr(start).starts_with("data:");
+}
+
+std::string ScrubCredentials(std::string message, std::string_view secret) {
+  message = ScrubSecret(std::move(message), secret);
+  // Replaces the run of token characters starting at each `marker`.
+  // (`sk-` only where a word starts: "disk-full" is no key).
+  auto scrub_after = [&message](std::string_view marker, std::size_t min_length) {
+    auto is_token = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' ||
+             c == '.' || c == '=' || c == '+' || c == '/';
+    };
+    for (std::size_t at = message.find(marker); at != std::string::npos;
+         at = message.find(marker, at + 1)) {
+      if (at > 0 && std::isalnum(static_cast<unsigned char>(message[at - 1])) != 0) continue;
+      std::size_t begin = at + marker.size();
+      std::size_t end = begin;
+      while (end < message.size() && is_token(message[end])) ++end;
+      if (end - begin >= min_length) message.replace(begin, end - begin, "***");
+    }
+  };
+  scrub_after("Bearer ", 1);
+  scrub_after("bearer ", 1);
+  scrub_after("sk-", 8);
+  return message;
 }
 
 std::string ScrubSecret(std::string message, std::string_view secret) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.h"
 #include "core/result.h"
 #include "model/chat_model.h"
 
@@ -18,15 +19,42 @@ namespace diagd::model::wire {
 // `model_name`. INVALID_ARGUMENT when a tool's parameters schema is not a
 // JSON object (an empty schema stands for a function without parameters).
 // Text that is not valid UTF-8 is sent with U+FFFD in place of bad bytes.
-Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name);
+// An assistant turn's reasoning goes out (as `reasoning_content`) only in a
+// DIAGNOSIS_AGENT request, only beside tool calls, and only as `replay`
+// allows (CONTRACT.md 12.2); nothing else ever carries reasoning.
+Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
+                                  config::ReplayReasoning replay = config::ReplayReasoning::kAuto);
 
-// `choices[0].message` and `usage` of a successful answer. INTERNAL when the
-// body is not a chat completion; the message names what is wrong and where,
-// never a value taken from the body (the caller may add the provider's own
-// explanation with `ProviderErrorMessage`). A tool call of the wrong shape
-// fails the whole answer rather than being skipped: a dropped call would turn
-// an intended action into a final answer.
-Result<ChatResponse> DecodeResponse(std::string_view body);
+// `choices[0].message`, `finish_reason` and `usage` of a successful answer,
+// with the reasoning split off the content: a `reasoning_content` or
+// `reasoning` field, and a <think>...</think> block at the start of the
+// content (also one whose opening tag the chat template sent: content up
+// to a `</think>` with no `<think>` before it), are reasoning, never the
+// answer. Errors, all with reason MODEL_BAD_RESPONSE unless said:
+//   UNAVAILABLE (a retry may help): not JSON (a cut-off body), an error
+//     object instead of a completion, a zero-value completion (Ollama's
+//     `created: -62135596800`, or no role, no finish reason, no content);
+//   INTERNAL: a server-sent-events body (by `content_type` or by its
+//     `data:` lines), a body of the wrong shape; and
+//     with reason MODEL_OUTPUT_TRUNCATED, `finish_reason: "length"` with no
+//     content and no tool call left (the tokens went to reasoning);
+//   INVALID_ARGUMENT with reason MODEL_NO_TOOL_SUPPORT: an error object
+//     saying the request's tools are refused (RefusesTools).
+// Messages name what is wrong and where, with the provider's own words
+// only from its error message (scrubbed of `secret`), never the content. A
+// tool call of the wrong shape fails the whole answer rather than being
+// skipped: a dropped call would turn an intended action into a final answer.
+Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret = {},
+                                    std::string_view content_type = {});
+
+// Whether a provider's error message says it refuses tool calling for this
+// model or server setup (vLLM without --enable-auto-tool-choice, llama.cpp
+// without --jinja, an Ollama model whose template has no tools...).
+bool RefusesTools(std::string_view provider_message);
+
+// Whether `body` is a server-sent-events stream (`data: ...` lines), which
+// is no answer to a request sent with `stream: false`.
+bool LooksLikeEventStream(std::string_view content_type, std::string_view body);
 
 // The provider's explanation in an error body (`error.message`, `error` as a
 // string, `message` or `detail`): white space collapsed, every occurrence of
@@ -39,5 +67,10 @@ inline constexpr std::size_t kMaxProviderMessageChars = 200;
 // `message` with every occurrence of `secret` replaced by "***" (unchanged
 // when `secret` is empty).
 std::string ScrubSecret(std::string message, std::string_view secret);
+
+// `message` with `secret` and anything shaped like a credential replaced by
+// "***": the word after "Bearer ", and `sk-` keys (OpenAI, DeepSeek,
+// DashScope) a provider may echo back.
+std::string ScrubCredentials(std::string message, std::string_view secret);
 
 }  // namespace diagd::model::wire

@@ -103,4 +103,52 @@ std::string FactsCutSentence(std::size_t shown, config::Language language) {
              : "只列出了前 " + std::to_string(shown) + " 条观察到的事实。";
 }
 
+std::string FailureSentence(FailureReason reason, int http_status, config::Language language) {
+  const bool en = English(language);
+  const std::string status = http_status > 0 ? "HTTP " + std::to_string(http_status) : "";
+  switch (reason) {
+    case FailureReason::kModelHttpError:
+      if (http_status == 429 || http_status >= 500) {
+        return en ? "The model service answered with an error (" + status +
+                        "), also when asked again."
+                  : "模型服务返回错误（" + status + "），重试后仍未成功。";
+      }
+      if (status.empty()) {
+        return en ? "The model service answered with an error." : "模型服务返回了错误。";
+      }
+      return en ? "The model service refused the request (" + status + ")."
+                : "模型服务拒绝了请求（" + status + "）。";
+    case FailureReason::kModelUnreachable:
+      return en ? "The model service could not be reached (no connection, or no answer in time)."
+                : "无法连接模型服务（连接失败或超时未回答）。";
+    case FailureReason::kModelBadResponse:
+      return en ? "The model service sent something that is not a usable answer."
+                : "模型服务返回的内容不是可用的回答。";
+    case FailureReason::kModelOutputTruncated:
+      return en ? "The model's answer was cut off at its length limit before it said anything "
+                  "usable."
+                : "模型的回答在达到长度上限时被截断，没有可用的内容。";
+    case FailureReason::kModelNoToolSupport:
+      return en ? "The model service does not accept tool calls, so nothing could be "
+                  "investigated; tool calling must be enabled for this model."
+                : "模型服务不接受工具调用，因此无法进行排查；需要为该模型开启工具调用。";
+    case FailureReason::kToolBackendError:
+      return en ? "The data sources (documents, logs or databases) could not be read, so "
+                  "nothing could be checked."
+                : "数据源（文档、日志或数据库）无法读取，没有任何内容可以检查。";
+    case FailureReason::kRunTimeout:
+      return en ? "The investigation ran out of its allowed time." : "本次排查超出了允许的运行时间。";
+    case FailureReason::kStoreError:
+      return en ? "A store the investigation needs could not be used."
+                : "排查所需的存储无法使用。";
+    case FailureReason::kInstanceLost:
+    case FailureReason::kServerShutdown:
+      return en ? "The diagd server stopped before the investigation finished."
+                : "diagd 服务在排查完成前停止了。";
+    case FailureReason::kInternal:
+      break;
+  }
+  return en ? "diagd hit an internal error." : "diagd 内部出现错误。";
+}
+
 }  // namespace diagd::release

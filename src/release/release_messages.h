@@ -36,4 +36,9 @@ std::string UnpublishedFindingsSentence(std::size_t count, config::Language lang
 // Observed facts were cut to `shown`.
 std::string FactsCutSentence(std::size_t shown, config::Language language);
 
+// CONTRACT.md 12.1: what failed, in plain words, for a FAILED fallback's
+// limitations: "模型服务拒绝了请求（HTTP 400）……" / "The model service refused
+// the request (HTTP 400)...". `http_status` 0 when there was none.
+std::string FailureSentence(FailureReason reason, int http_status, config::Language language);
+
 }  // namespace diagd::release

@@ -92,10 +92,19 @@ ALTER TABLE diagnosis_run ADD COLUMN lease_until TEXT;
 CREATE INDEX diagnosis_run_running ON diagnosis_run (instance_id) WHERE status = 'RUNNING';
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// Version 4 (failures say why, CONTRACT.md 12.1): the provider's words
+// beside failure_reason, and the run's failed model calls as a JSON array
+// of {"component", "reason"}.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE diagnosis_run ADD COLUMN failure_detail TEXT;
+ALTER TABLE diagnosis_run ADD COLUMN model_failures TEXT;
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "runs, steps, trace events and conversations", kSchemaV1},
     {2, "run event streams and failure reasons", kSchemaV2},
     {3, "run leases: the instance executing a run", kSchemaV3},
+    {4, "failure details and failed model calls", kSchemaV4},
 }};
 
 static_assert(kRunStoreApplicationId == 1684627815, "kSchemaV1 writes this id");

@@ -107,4 +107,34 @@ Result<std::vector<std::string>> DecodeToolCallIds(std::string_view json_text) {
   return ids;
 }
 
+std::optional<std::string> EncodeModelFailures(const std::vector<app::ModelFailure>& failures) {
+  if (failures.empty()) return std::nullopt;
+  json::JsonWriter writer(16 + failures.size() * 64);
+  writer.BeginArray();
+  for (const auto& failure : failures) {
+    writer.BeginObject().Key("component");
+    WriteUtf8(writer, failure.component);
+    writer.Key("reason");
+    WriteUtf8(writer, failure.reason);
+    writer.EndObject();
+  }
+  writer.EndArray();
+  return writer.Take();
+}
+
+Result<std::vector<app::ModelFailure>> DecodeModelFailures(std::string_view json_text) {
+  std::vector<app::ModelFailure> failures;
+  if (json_text.empty()) return failures;
+  Result<boost::json::value> parsed = json::Parse(json_text);
+  if (!parsed || !parsed->is_array()) return Damaged("model failures");
+  for (const auto& item : parsed->get_array()) {
+    if (!item.is_object()) return Damaged("model failures");
+    auto component = json::GetString(item.get_object(), "component");
+    auto reason = json::GetString(item.get_object(), "reason");
+    if (!component || !reason) return Damaged("model failures");
+    failures.push_back({std::string(*component), std::string(*reason)});
+  }
+  return failures;
+}
+
 }  // namespace diagd::store

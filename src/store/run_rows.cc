@@ -16,8 +16,8 @@ std::optional<std::string> NullWhenEmpty(const std::string& s) {
 constexpr const char* kInsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 // Replaces a run unless the server ended it without its result (lost with
 // its instance, abandoned at shutdown): the client was told so, and a run
 // is never finished after that. Writing the same finished run again (a
@@ -25,8 +25,8 @@ constexpr const char* kInsertRun =
 constexpr const char* kUpsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
     "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
     "route = excluded.route, status = excluded.status, "
     "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
@@ -34,7 +34,8 @@ constexpr const char* kUpsertRun =
     "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
     "finished_at = excluded.finished_at, result_json = excluded.result_json, "
     "failure_reason = excluded.failure_reason, instance_id = excluded.instance_id, "
-    "lease_until = excluded.lease_until WHERE diagnosis_run.status = 'RUNNING' OR "
+    "lease_until = excluded.lease_until, failure_detail = excluded.failure_detail, "
+    "model_failures = excluded.model_failures WHERE diagnosis_run.status = 'RUNNING' OR "
     "coalesce(diagnosis_run.failure_reason, '') NOT IN ('INSTANCE_LOST', 'SERVER_SHUTDOWN')";
 
 Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
@@ -58,7 +59,9 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
       .BindOptional(12, NullWhenEmpty(run.result_json))
       .BindOptional(13, run.failure_reason)
       .BindOptional(14, NullWhenEmpty(run.instance_id))
-      .BindOptional(15, lease_until);
+      .BindOptional(15, lease_until)
+      .BindOptional(16, run.failure_detail)
+      .BindOptional(17, EncodeModelFailures(run.model_failures));
   Status written = stmt->Run();
   if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
     return Error::FailedPrecondition("run store: create run: the run exists already");
@@ -245,7 +248,8 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
     auto stmt = db.Prepare(
         "SELECT run_id, conversation_id, route, status, internal_status, release_outcome, "
         "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json, "
-        "failure_reason, instance_id, lease_until FROM diagnosis_run WHERE run_id = ?1",
+        "failure_reason, instance_id, lease_until, failure_detail, model_failures "
+        "FROM diagnosis_run WHERE run_id = ?1",
         "read run");
     if (!stmt) return stmt.error();
     stmt->Bind(1, run_id);
@@ -277,6 +281,10 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
       if (!lease_until) return lease_until.error();
       run.lease_until = *lease_until;
     }
+    run.failure_detail = stmt->OptionalText(15);
+    Result<std::vector<app::ModelFailure>> failures = DecodeModelFailures(stmt->Text(16));
+    if (!failures) return failures.error();
+    run.model_failures = std::move(*failures);
   }
   if (Status steps = ReadSteps(db, run); !steps) return steps.error();
   if (Status trace = ReadTrace(db, run); !trace) return trace.error();

@@ -110,13 +110,14 @@ TEST_F(AgentOverHttpTest, ProviderErrorsAndHtmlAreFailures) {
   auto unavailable = RunOverHttp();
   ASSERT_TRUE(unavailable.failure.has_value());
   EXPECT_EQ(unavailable.failure->code, ErrorCode::kUnavailable);
+  EXPECT_EQ(unavailable.failure->reason, FailureReason::kModelHttpError);
   EXPECT_EQ(server_.Requests().size(), 3u) << "bounded retries";
 
   Reset(harness::BudgetLimits{});
-  server_.AnswerHtml();
+  server_.AnswerHtml().AnswerHtml().AnswerHtml();  // not JSON: retried, then given up
   auto html = RunOverHttp();
   ASSERT_TRUE(html.failure.has_value());
-  EXPECT_EQ(html.failure->code, ErrorCode::kInternal);
+  EXPECT_EQ(html.failure->reason, FailureReason::kModelBadResponse);
   EXPECT_FALSE(html.rejected_output.has_value()) << "not a model output: a provider failure";
 }
 

@@ -79,31 +79,53 @@ TEST_F(OpenAiClientTest, ReportsARefusedRequestAsInvalidArgumentWithABoundedMess
   EXPECT_EQ(server_.Requests().size(), 1u);  // a 4xx is not retried
 }
 
-// Each body is answered with 200 and is not a chat completion.
-TEST_F(OpenAiClientTest, ReportsAnswersThatAreNotChatCompletionsAsInternal) {
-  const std::vector<std::string> bodies = {
-      "",
-      "not json at all",
-      R"({"id":"x","object":"chat.completion"})",
-      R"({"choices":[]})",
-      R"({"choices":{"message":{}}})",
-      R"({"choices":[null]})",
-      R"({"choices":[{"message":null}]})",
-      R"({"choices":[{"message":"text"}]})",
-      R"({"choices":[{"message":{"content":42}}]})",
-      R"([1,2,3])",
-      R"({"choices":[{"message":{"content":"a"}}]} trailing)",
+// Each body is answered with 200 and is not a usable chat completion: a
+// MODEL_BAD_RESPONSE, retryable (UNAVAILABLE) where a cut-off or passing
+// fault may explain it, final (INTERNAL) where the shape is simply wrong.
+TEST_F(OpenAiClientTest, ReportsAnswersThatAreNotChatCompletionsAsBadResponses) {
+  struct Case {
+    std::string body;
+    ErrorCode code;
   };
-  for (const std::string& body : bodies) server_.AnswerRaw(200, "application/json", body);
-  server_.AnswerHtml();
-  auto client = Client();
-  for (std::size_t i = 0; i <= bodies.size(); ++i) {
-    auto response = client->Complete(Ask(kPrompt));
-    ASSERT_FALSE(response.has_value()) << "body " << i;
-    EXPECT_EQ(response.error().code, ErrorCode::kInternal)
-        << "body " << i << ": " << response.error().message;
+  const std::vector<Case> cases = {
+      {"", ErrorCode::kUnavailable},
+      {"not json at all", ErrorCode::kUnavailable},
+      {R"({"choices":[{"message":{"content":"a"}}]} trailing)", ErrorCode::kUnavailable},
+      {"<html><body>Bad gateway</body></html>", ErrorCode::kUnavailable},
+      {R"({"id":"x","object":"chat.completion"})", ErrorCode::kInternal},
+      {R"({"choices":[]})", ErrorCode::kInternal},
+      {R"({"choices":{"message":{}}})", ErrorCode::kInternal},
+      {R"({"choices":[null]})", ErrorCode::kInternal},
+      {R"({"choices":[{"message":null}]})", ErrorCode::kInternal},
+      {R"({"choices":[{"message":"text"}]})", ErrorCode::kInternal},
+      {R"({"choices":[{"message":{"content":42}}]})", ErrorCode::kInternal},
+      {R"([1,2,3])", ErrorCode::kInternal},
+  };
+  for (const Case& c : cases) server_.AnswerRaw(200, "application/json", c.body);
+  OpenAiClientOptions options = FastOptions();
+  options.max_attempts = 1;
+  OpenAiChatModel client(ConfigFor(server_.BaseUrl()), options);
+  for (const Case& c : cases) {
+    auto response = client.Complete(Ask(kPrompt));
+    ASSERT_FALSE(response.has_value()) << c.body;
+    EXPECT_EQ(response.error().code, c.code) << c.body << ": " << response.error().message;
+    EXPECT_EQ(response.error().reason, FailureReason::kModelBadResponse) << c.body;
   }
-  EXPECT_EQ(server_.Requests().size(), bodies.size() + 1);  // none retried
+  EXPECT_EQ(server_.Requests().size(), cases.size());
+}
+
+// A cut-off body is worth another attempt; a wrong shape is not.
+TEST_F(OpenAiClientTest, RetriesABodyCutOffButNotAWrongShape) {
+  server_.AnswerRaw(200, "application/json", R"({"choices":[{"message":{"cont)");
+  server_.Answer("recovered");
+  server_.AnswerRaw(200, "application/json", R"({"choices":[]})");
+  auto client = Client();
+  auto recovered = client->Complete(Ask(kPrompt));
+  ASSERT_TRUE(recovered.has_value()) << recovered.error().message;
+  EXPECT_EQ(recovered->message.content, "recovered");
+  auto wrong = client->Complete(Ask(kPrompt));
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(server_.Requests().size(), 3u);
 }
 
 // Decided: a tool call of the wrong shape fails the answer (INTERNAL) rather
@@ -172,8 +194,11 @@ TEST_F(OpenAiClientTest, NeverPutsTheKeyThePromptOrTheUrlInAnError) {
   server_.FailWithStatus(401, echo);
   server_.FailWithStatus(400, std::string(190, 'x') + kTestKey);  // cut inside the key
   server_.FailWithStatus(503, echo).FailWithStatus(503, echo).FailWithStatus(503, echo);
-  server_.AnswerRaw(200, "application/json", R"({"error":{"message":")" + echo + "\"}}");
-  server_.AnswerHtml();
+  // A 200 error object is retried: three times.
+  for (int i = 0; i < 3; ++i) {
+    server_.AnswerRaw(200, "application/json", R"({"error":{"message":")" + echo + "\"}}");
+  }
+  server_.AnswerHtml().AnswerHtml().AnswerHtml();  // not JSON: retried too
   server_.AnswerRaw(200, "application/json", std::string("{\"choices\":[]}"));
   server_.AnswerAfter(milliseconds(5000), "late");
   auto client = Client(kTestKey);

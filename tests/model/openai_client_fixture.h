@@ -1,6 +1,6 @@
 // What the OpenAI client tests share: a client pointed at a scripted model
-// server, with a short timeout and a sleeper that records backoff instead of
-// sleeping.
+// server, with a short timeout, no jitter, and a sleeper that records backoff
+// instead of sleeping.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,6 +35,7 @@ class OpenAiClientTest : public ::testing::Test {
   OpenAiClientOptions FastOptions() {
     OpenAiClientOptions options;
     options.timeout = std::chrono::milliseconds(300);
+    options.jitter = [] { return 1.0; };  // the whole exponential step, every time
     options.sleep = [this](std::chrono::milliseconds delay) {
       std::lock_guard<std::mutex> lock(mu_);
       sleeps_.push_back(delay);

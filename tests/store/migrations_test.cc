@@ -66,7 +66,8 @@ TEST_F(MigrationsTest, FreshDatabaseGetsEveryStepAndTheContractTables) {
   EXPECT_EQ(*version, RunStoreMigrations().back().version);
   EXPECT_EQ(Column(*db, "SELECT version || ' ' || applied_at FROM schema_migrations"),
             (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z",
-                                      "3 2026-11-29T10:30:00.000Z"}));
+                                      "3 2026-11-29T10:30:00.000Z",
+                                      "4 2026-11-29T10:30:00.000Z"}));
   EXPECT_EQ(Column(*db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
             (std::vector<std::string>{"agent_step", "conversation", "conversation_message",
                                       "diagnosis_run", "diagnosis_trace_event", "run_event",
@@ -100,8 +101,7 @@ TEST_F(MigrationsTest, ReopeningKeepsDataAndAppliesNothingAgain) {
   EXPECT_EQ(turns->size(), 1u);
   auto db = RawDb(File());
   EXPECT_EQ(Column(*db, "SELECT applied_at FROM schema_migrations"),
-            (std::vector<std::string>{"2026-11-29T10:30:00.000Z", "2026-11-29T10:30:00.000Z",
-                                      "2026-11-29T10:30:00.000Z"}));
+            (std::vector<std::string>(4, "2026-11-29T10:30:00.000Z")));
 }
 
 TEST_F(MigrationsTest, AVersionOneStoreUpgradesKeepingItsRuns) {
@@ -145,6 +145,7 @@ TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
                    "ORDER BY version"),
             (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z",
                                       "3 2026-11-29T10:30:00.000Z",
+                                      "4 2026-11-29T10:30:00.000Z",
                                       std::to_string(next) + " 2026-11-29T10:31:00.000Z"}));
   EXPECT_EQ(Column(*db, "SELECT count(*) FROM run_label"), (std::vector<std::string>{"0"}));
   EXPECT_EQ(Column(*db, "SELECT run_id FROM diagnosis_run"), (std::vector<std::string>{"run-1"}));
