@@ -49,6 +49,19 @@ class StderrProgress final : public app::ChatObserver {
       std::cerr << "[" << p.index << "]   -> " << harness::ProgressStatusString(p.status) << "\n";
     }
   }
+  // CONTRACT.md 12.1: a failed run says why, in the provider's own words.
+  void OnRunRecorded(const app::RunRecord& run) override {
+    for (const auto& failure : run.model_failures) {
+      if (!run.failure_reason) {
+        std::cerr << "model call failed: " << failure.component << " " << failure.reason << "\n";
+      }
+    }
+    if (run.failure_reason) {
+      std::cerr << "diagd: the run failed: " << *run.failure_reason;
+      if (run.failure_detail) std::cerr << ": " << *run.failure_detail;
+      std::cerr << "\n";
+    }
+  }
 };
 
 int ExitStatusOf(const app::ChatResult& result) {

@@ -466,7 +466,7 @@ std::string ScrubCredentials(std::string message, std::string_view secret) {
   auto scrub_after = [&message](std::string_view marker, std::size_t min_length) {
     auto is_token = [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' ||
-             c == '.' || c == '=' || c == '+' || c == '/';
+             c == '.' || c == '=' || c == '+' || c == '/' || c == '*';  // '*': a masked echo
     };
     for (std::size_t at = message.find(marker); at != std::string::npos;
          at = message.find(marker, at + 1)) {

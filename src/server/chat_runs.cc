@@ -94,6 +94,8 @@ void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
        {"release_outcome", run.release_outcome ? LogValue(*run.release_outcome) : nullptr},
        {"fallback_code", run.fallback_code ? LogValue(*run.fallback_code) : nullptr},
        {"stop_reason", run.stop_reason ? LogValue(*run.stop_reason) : nullptr},
+       {"failure_reason", run.failure_reason ? LogValue(*run.failure_reason) : nullptr},
+       {"failure_detail", run.failure_detail ? LogValue(*run.failure_detail) : nullptr},
        {"total_tokens", run.total_token_count},
        {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
 }

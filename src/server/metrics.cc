@@ -25,6 +25,7 @@ constexpr const char* kRunLabels[] = {"status", "outcome", "fallback_code"};
 constexpr const char* kToolCallLabels[] = {"tool", "status"};
 constexpr const char* kToolRejectionLabels[] = {"error_code"};
 constexpr const char* kModelCallLabels[] = {"component"};
+constexpr const char* kModelFailureLabels[] = {"component", "reason"};
 constexpr const char* kModelTokenLabels[] = {"component", "kind"};
 constexpr const char* kChatRejectionLabels[] = {"reason"};
 constexpr const char* kHttpRequestLabels[] = {"route", "code"};
@@ -154,6 +155,10 @@ void ServerMetrics::RecordFinishedRun(const app::RunRecord& run, double duration
         break;
     }
   }
+  Series model_failures;
+  for (const auto& failure : run.model_failures) {
+    ++model_failures[{failure.component, failure.reason}];
+  }
   std::vector<std::string> run_labels{LabelValueOr(run.status, kUnknown),
                                       OrNone(run.release_outcome), OrNone(run.fallback_code)};
 
@@ -162,7 +167,8 @@ void ServerMetrics::RecordFinishedRun(const app::RunRecord& run, double duration
   Observe(duration_seconds);
   for (auto& [local, shared] :
        {std::pair{&tool_calls, &tool_calls_}, std::pair{&tool_rejections, &tool_rejections_},
-        std::pair{&model_calls, &model_calls_}, std::pair{&model_tokens, &model_tokens_}}) {
+        std::pair{&model_calls, &model_calls_}, std::pair{&model_tokens, &model_tokens_},
+        std::pair{&model_failures, &model_failures_}}) {
     for (auto& [label_values, count] : *local) Add(*shared, label_values, count);
   }
 }
@@ -228,6 +234,10 @@ std::string ServerMetrics::Render(const Gauges& gauges) const {
                 tool_rejections_);
   AppendCounter(out, "diagd_model_calls_total", "Model calls by component.", kModelCallLabels,
                 model_calls_);
+  AppendCounter(out, "diagd_model_failures_total",
+                "Model calls that got no usable answer (after their retries), by component and "
+                "failure reason.",
+                kModelFailureLabels, model_failures_);
   AppendCounter(out, "diagd_model_tokens_total",
                 "Tokens the provider reported, by component and kind (input, output, total).",
                 kModelTokenLabels, model_tokens_);

@@ -52,7 +52,8 @@ class ServerMetrics {
 
   // Counts one finished run: diagd_runs_total, diagd_run_duration_seconds and,
   // from its trace, diagd_tool_calls_total, diagd_tool_requests_rejected_total,
-  // diagd_model_calls_total and diagd_model_tokens_total. Call once per run,
+  // diagd_model_calls_total and diagd_model_tokens_total, and from its
+  // failed model calls diagd_model_failures_total. Call once per run,
   // when it is finished. A negative or NaN duration is observed as 0.
   void RecordFinishedRun(const app::RunRecord& run, double duration_seconds) EXCLUDES(mu_);
 
@@ -85,6 +86,7 @@ class ServerMetrics {
   Series tool_rejections_ GUARDED_BY(mu_);  // error_code
   Series model_calls_ GUARDED_BY(mu_);      // component
   Series model_tokens_ GUARDED_BY(mu_);     // component, kind
+  Series model_failures_ GUARDED_BY(mu_);   // component, reason
   Series chat_rejections_ GUARDED_BY(mu_);  // reason
   Series http_requests_ GUARDED_BY(mu_);    // route, code
   // Per bucket, not cumulative; the last one is +Inf.

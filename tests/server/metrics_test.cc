@@ -85,6 +85,8 @@ app::RunRecord FallbackRun() {
   run.release_outcome = "FALLBACK";
   run.fallback_code = "FAILED";
   run.trace = {ModelCall("DIAGNOSIS_AGENT", 10, 5), Rejection("COLLECTION_STOPPED")};
+  run.failure_reason = "MODEL_HTTP_ERROR";
+  run.model_failures = {{"ROUTER", "MODEL_UNREACHABLE"}, {"DIAGNOSIS_AGENT", "MODEL_HTTP_ERROR"}};
   return run;
 }
 
@@ -134,6 +136,10 @@ TEST(ServerMetricsTest, FinishedRunRendersSeriesDerivedFromItsRecord) {
       "diagd_model_calls_total{component=\"ROUTER\"} 2\n"
       "diagd_model_calls_total{component=\"SEMANTIC_GUARD\"} 2\n",
       Samples(out, "diagd_model_calls_total"));
+  EXPECT_EQ(
+      "diagd_model_failures_total{component=\"DIAGNOSIS_AGENT\",reason=\"MODEL_HTTP_ERROR\"} 1\n"
+      "diagd_model_failures_total{component=\"ROUTER\",reason=\"MODEL_UNREACHABLE\"} 1\n",
+      Samples(out, "diagd_model_failures_total"));
   // SEMANTIC_GUARD reported no usage, so it has calls but no token series.
   EXPECT_EQ(
       "diagd_model_tokens_total{component=\"DIAGNOSIS_AGENT\",kind=\"input\"} 2010\n"
@@ -252,7 +258,7 @@ TEST(ServerMetricsTest, FreshMetricsRenderEveryFamilyInAStableOrder) {
                 "diagd_runs_running gauge", "diagd_run_queue_depth gauge",
                 "diagd_chat_rejected_total counter", "diagd_tool_calls_total counter",
                 "diagd_tool_requests_rejected_total counter", "diagd_model_calls_total counter",
-                "diagd_model_tokens_total counter", "diagd_http_requests_total counter",
+                "diagd_model_failures_total counter", "diagd_model_tokens_total counter", "diagd_http_requests_total counter",
                 "diagd_http_connections_open gauge", "diagd_sse_streams_open gauge",
                 "diagd_run_store_failing gauge", "diagd_run_store_errors_total counter",
                 "diagd_runs_unstored gauge", "diagd_runs_lost_total counter"}),
