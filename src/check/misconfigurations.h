@@ -1,0 +1,116 @@
+// The misconfigurations `diagd check` knows by name (CONTRACT.md 12.3), and
+// for each the one line of advice that says what to change. This is the one
+// home of those texts: docs/check.md and docs/model-endpoints.md mirror the
+// table, and the recognizers below are how a probe's answer is matched to
+// an entry.
+//
+// Advice texts are templates: `{name}` stands for a value the check knows
+// when it reports (the key to change, the model name, a suggested URL...),
+// filled by `Advise`. A value never holds a secret: keys are named, never
+// quoted.
+//
+// The recognizers match what the servers really send (their error texts are
+// quoted in misconfigurations.cc, with the source of each); until
+// model::wire::RefusesTools lands they are also this check's own
+// recognition of the "no tools" refusals, which it needs anyway to pick the
+// advice for each server.
+//
+// Thread safety: constant data and pure functions.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "http/http_client.h"
+
+namespace diagd::check {
+
+enum class Misconfiguration {
+  // Documents
+  kDocumentsFolderUnusable,  // tools.documents.path missing, not a folder, unreadable
+  kDocumentsCacheUnusable,   // tools.documents.cache_path cannot hold the index
+  kDocumentsEmpty,           // no Markdown file under tools.documents.path
+  kDocumentsIndexFailed,     // the index could not be built or read
+  kDocumentsServiceDown,     // the http backend's url does not answer
+  kDocumentsServiceRefused,  // it answers, but not the documents shape or an error status
+  // Logs
+  kLogsFolderUnusable,    // tools.logs.path missing or not a folder
+  kLogsNoTopics,          // no <topic>.jsonl or <topic>.log under it
+  kLogsTopicUnreadable,   // a topic file cannot be read
+  kLogsTopicNoEvents,     // a topic file holds no line diagd reads as an event
+  kLogsTopicOutOfWindow,  // every event lies outside what a query can reach from `now`
+  // Datasources
+  kDatasourcesInvalid,     // the adapter refused the configured datasources
+  kDatasourceUnreachable,  // cannot open the file / connect and log in
+  kDatasourceCountFailed,  // reachable, but the catalog could not be read
+  kDatasourceNoTables,     // reachable and empty: probably the wrong database
+  kDatasourceWritable,     // a write was not refused
+  // Model endpoints
+  kVllmWithoutToolParser,    // vLLM started without --enable-auto-tool-choice / --tool-call-parser
+  kLlamaCppWithoutJinja,     // llama-server without --jinja
+  kOllamaModelWithoutTools,  // an Ollama model whose template has no tools
+  kToolsRefused,             // another server's "tools are not supported"
+  kToolCallAsText,           // a 200 whose tool call came back as text in `content`
+  kNoToolCall,               // a 200 in plain text: the model did not call the function
+  kModelNotServed,           // the endpoint does not know the configured model name
+  kApiKeyMissing,            // 401/403 and no key configured
+  kApiKeyRefused,            // 401/403 with a key configured
+  kBaseUrlWithoutV1,         // 404 on {base_url}/chat/completions, base_url not ending in /v1
+  kNothingListening,         // connection refused
+  kHostNotFound,             // DNS
+  kTlsFailed,                // TLS handshake or certificate
+  kConnectionDropped,        // connected, closed without an answer
+  kNoAnswerInTime,           // timeout
+  kNotAChatCompletion,       // a 2xx that is no chat completion
+  kEndpointFailed,           // any other error status
+};
+
+struct MisconfigurationEntry {
+  Misconfiguration id;
+  const char* code;     // stable name, e.g. "VLLM_WITHOUT_TOOL_PARSER"
+  const char* part;     // "documents", "logs", "datasource" or "model"
+  const char* symptom;  // what the check saw, for the docs
+  const char* advice;   // the template `Advise` fills
+};
+
+// Every entry, in the order of the enum (and of docs/check.md).
+std::span<const MisconfigurationEntry> Misconfigurations();
+const MisconfigurationEntry& EntryFor(Misconfiguration id);
+
+// Values for the `{name}` placeholders; a placeholder with no value is left
+// as `{name}` (a test catches that).
+using AdviceValues = std::map<std::string, std::string>;
+std::string Advise(Misconfiguration id, const AdviceValues& values);
+
+// --- Recognizers for the model probe -------------------------------------
+
+// An error answer (any status, a 200 with an error object included), by the
+// provider's message (model::wire::ProviderErrorMessage) and the status:
+// the no-tools refusals of vLLM, llama.cpp, Ollama and others; a model the
+// endpoint does not serve (vLLM, Ollama, OpenAI, LiteLLM wordings); 401/403
+// (`key_configured` picks missing or refused); a 404 with no model message
+// when `base_url`'s path does not end in /v1. Nothing for anything else.
+std::optional<Misconfiguration> RecognizeErrorAnswer(int status, std::string_view provider_message,
+                                                     std::string_view base_url,
+                                                     bool key_configured);
+
+// Whether `provider_message` refuses tool calling (the first four model
+// entries above).
+bool RefusesTools(std::string_view provider_message);
+
+// Whether a 200's `content` holds a call of `function` written as text: a
+// <tool_call> block (Hermes/Qwen templates), another template's tool-call
+// marker, or a bare JSON object naming the function.
+bool ToolCallInContent(std::string_view content, std::string_view function);
+
+// A transport failure (http::Send's), by its kind and curl's description.
+Misconfiguration RecognizeTransportFailure(const http::Failure& failure);
+
+// `base_url` with /v1 appended to its path ("http://host:8000" ->
+// "http://host:8000/v1"); nothing when its path already ends in /v1.
+std::optional<std::string> WithV1(std::string_view base_url);
+
+}  // namespace diagd::check
