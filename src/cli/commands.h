@@ -29,4 +29,14 @@ int RunsList(const std::optional<std::string>& config_path, int limit);
 // Runs the bundled demo workspace's sample question.
 int Demo(bool json);
 
+struct CheckOptions {
+  std::optional<std::string> config_path;  // --config, else DIAGD_CONFIG, else defaults
+  bool json = false;                       // one JSON document on stdout
+  bool probe_models = true;                // false: --no-model
+};
+
+// `diagd check` (CONTRACT.md 12.3): 0 when every check is ok, 1 when a
+// problem was found, 2 for a configuration error (check_command.cc).
+int Check(const CheckOptions& options);
+
 }  // namespace diagd::cli

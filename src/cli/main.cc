@@ -39,6 +39,15 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "Run the sample question over the bundled demo workspace");
   demo->add_flag("--json", demo_json, "Print exactly one JSON document on stdout");
 
+  CheckOptions check;
+  auto* check_cmd =
+      app.add_subcommand("check", "Check the configuration, every backend and each model endpoint");
+  check_cmd->add_option("--config", check.config_path,
+                        "Configuration file (default: $DIAGD_CONFIG)");
+  check_cmd->add_flag("--json", check.json, "Print exactly one JSON document on stdout");
+  bool no_model = false;
+  check_cmd->add_flag("--no-model", no_model, "Send no request to the model endpoints");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -52,5 +61,9 @@ int main(int argc, char** argv) {
   if (show->parsed()) return RunsShow(runs_config, run_id);
   if (list->parsed()) return RunsList(runs_config, limit);
   if (demo->parsed()) return Demo(demo_json);
+  if (check_cmd->parsed()) {
+    check.probe_models = !no_model;
+    return Check(check);
+  }
   return kExitUsage;
 }
