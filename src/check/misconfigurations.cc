@@ -119,7 +119,7 @@ constexpr std::array<MisconfigurationEntry, 33> kEntries{{
      "a 2xx answer that is no chat completion (an HTML page, another API)",
      "set {url_key} to the server's OpenAI-compatible base URL (usually ending in /v1)"},
     {M::kEndpointFailed, "ENDPOINT_FAILED", "model", "any other error status",
-     "the endpoint answered HTTP {status}: see the detail above and the model server's log"},
+     "the endpoint answered HTTP {status}: see the detail and the model server's log"},
 }};
 
 bool Contains(std::string_view haystack, std::string_view needle) {

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 namespace diagd::check {
 namespace {
@@ -47,6 +49,20 @@ TEST(MisconfigurationTable, EveryPlaceholderIsOneTheChecksFill) {
       EXPECT_TRUE(kKnownPlaceholders.contains((*it)[1].str()))
           << entry.code << " uses {" << (*it)[1].str() << "}";
     }
+  }
+}
+
+// docs/check.md lists every entry with its advice word for word.
+TEST(MisconfigurationTable, IsMirroredByTheDocs) {
+  std::ifstream in(std::string(DIAGD_SOURCE_DIR) + "/docs/check.md");
+  ASSERT_TRUE(in) << "docs/check.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string docs = text.str();
+  for (const MisconfigurationEntry& entry : Misconfigurations()) {
+    EXPECT_NE(docs.find(std::string("**`") + entry.code + "`**"), std::string::npos) << entry.code;
+    EXPECT_NE(docs.find(std::string("Advice: `` ") + entry.advice + " ``"), std::string::npos)
+        << entry.code << ": " << entry.advice;
   }
 }
 
