@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "core/text.h"
+#include "model/openai_wire.h"
 
 namespace diagd::check {
 namespace {
@@ -140,6 +141,8 @@ bool ContainsAny(std::string_view haystack, std::initializer_list<std::string_vi
 //   "Unsupported param: tools"
 // Ollama (ollama/ollama#6027, #14795): 400
 //   "registry.ollama.ai/library/gemma:2b does not support tools"
+// Any other refusal the model client knows (model::wire::RefusesTools) has
+// the generic advice.
 std::optional<M> ToolRefusal(std::string_view folded) {
   if (ContainsAny(folded, {"--enable-auto-tool-choice", "--tool-call-parser"})) {
     return M::kVllmWithoutToolParser;
@@ -148,12 +151,7 @@ std::optional<M> ToolRefusal(std::string_view folded) {
     return M::kLlamaCppWithoutJinja;
   }
   if (Contains(folded, "does not support tools")) return M::kOllamaModelWithoutTools;
-  if (ContainsAny(folded, {"tools is not supported", "tools are not supported",
-                           "tool calling is not supported", "tool use is not supported",
-                           "function calling is not supported", "does not support tool",
-                           "does not support function calling"})) {
-    return M::kToolsRefused;
-  }
+  if (model::wire::RefusesTools(folded)) return M::kToolsRefused;
   return std::nullopt;
 }
 
@@ -268,8 +266,9 @@ std::optional<Misconfiguration> RecognizeErrorAnswer(int status, std::string_vie
   return std::nullopt;
 }
 
-bool RefusesTools(std::string_view provider_message) {
-  return ToolRefusal(text::AsciiLower(provider_message)).has_value();
+bool IsToolRefusal(Misconfiguration id) {
+  return id == M::kVllmWithoutToolParser || id == M::kLlamaCppWithoutJinja ||
+         id == M::kOllamaModelWithoutTools || id == M::kToolsRefused;
 }
 
 // The markers chat templates write around a call when the server does not

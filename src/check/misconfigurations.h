@@ -10,10 +10,9 @@
 // quoted.
 //
 // The recognizers match what the servers really send (their error texts are
-// quoted in misconfigurations.cc, with the source of each); until
-// model::wire::RefusesTools lands they are also this check's own
-// recognition of the "no tools" refusals, which it needs anyway to pick the
-// advice for each server.
+// quoted in misconfigurations.cc, with the source of each): each server's
+// own "no tools" words pick that server's advice, and any other refusal
+// model::wire::RefusesTools knows is the generic TOOLS_REFUSED.
 //
 // Thread safety: constant data and pure functions.
 #pragma once
@@ -97,9 +96,9 @@ std::optional<Misconfiguration> RecognizeErrorAnswer(int status, std::string_vie
                                                      std::string_view base_url,
                                                      bool key_configured);
 
-// Whether `provider_message` refuses tool calling (the first four model
-// entries above).
-bool RefusesTools(std::string_view provider_message);
+// Whether `id` is a refusal of the request's tools (the server knew the
+// model and refused the tools).
+bool IsToolRefusal(Misconfiguration id);
 
 // Whether a 200's `content` holds a call of `function` written as text: a
 // <tool_call> block (Hermes/Qwen templates), another template's tool-call

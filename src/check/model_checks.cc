@@ -306,7 +306,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
       provider.empty() && response.status >= 200 && response.status <= 299
           ? std::nullopt
           : RecognizeErrorAnswer(response.status, provider, endpoint.base_url, !secret.empty());
-  std::string served = recognized && RefusesTools(provider) ? ", model served" : "";
+  std::string served = recognized && IsToolRefusal(*recognized) ? ", model served" : "";
 
   if (response.status < 200 || response.status > 299) {
     if (recognized == M::kModelNotServed) {

@@ -138,8 +138,13 @@ TEST(RecognizeErrorAnswer, KnowsEachServersNoToolsRefusal) {
   // Even in a 200's error object (some gateways answer so).
   EXPECT_EQ(RecognizeErrorAnswer(200, "tools param requires --jinja flag", kV1, false),
             M::kLlamaCppWithoutJinja);
-  EXPECT_TRUE(RefusesTools("stablelm2:latest does not support tools"));
-  EXPECT_FALSE(RefusesTools("The model `x` does not exist."));
+  // Another server's words, as the model client knows them: the generic advice.
+  EXPECT_EQ(
+      RecognizeErrorAnswer(400, "Function calling is not supported by this model", kV1, false),
+      M::kToolsRefused);
+  EXPECT_TRUE(IsToolRefusal(M::kOllamaModelWithoutTools));
+  EXPECT_TRUE(IsToolRefusal(M::kToolsRefused));
+  EXPECT_FALSE(IsToolRefusal(M::kModelNotServed));
 }
 
 TEST(RecognizeErrorAnswer, KnowsAModelTheEndpointDoesNotServe) {
