@@ -163,6 +163,27 @@ std::string ServedModels(const ModelEndpointGroup& group) {
   return " (it serves: " + list + ")";
 }
 
+// One exchange, timed: no retry, whatever the answer.
+struct ProbeExchange {
+  Result<http::Response, http::Failure> sent;
+  Millis latency{0};
+};
+
+ProbeExchange SendProbe(const ModelEndpointGroup& group, std::string body, Millis timeout) {
+  http::Request call;
+  call.method = "POST";
+  call.url = WithoutTrailingSlashes(group.endpoint.base_url) + "/chat/completions";
+  call.headers = Headers(group);
+  call.body = std::move(body);
+  call.timeout = timeout;
+  call.connect_timeout = std::min(kConnectTimeout, timeout);
+  call.max_response_bytes = kMaxResponseBytes;
+  const auto started = std::chrono::steady_clock::now();
+  auto sent = http::Send(call);
+  return {std::move(sent),
+          std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started)};
+}
+
 const char* ReasoningName(model::ReasoningSource source) {
   switch (source) {
     case model::ReasoningSource::kReasoningContent:
@@ -280,19 +301,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
   auto body = wire::EncodeRequest(ProbeRequest(group.components.front()), endpoint.name);
   if (!body)
     return fail("the probe could not be built: " + body.error().message, M::kEndpointFailed);
-  http::Request call;
-  call.method = "POST";
-  call.url = WithoutTrailingSlashes(endpoint.base_url) + "/chat/completions";
-  call.headers = Headers(group);
-  call.body = std::move(*body);
-  call.timeout = timeout;
-  call.connect_timeout = std::min(kConnectTimeout, timeout);
-  call.max_response_bytes = kMaxResponseBytes;
-
-  const auto started = std::chrono::steady_clock::now();
-  auto sent = http::Send(call);
-  const auto latency =
-      std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started);
+  auto [sent, latency] = SendProbe(group, std::move(*body), timeout);
   const std::string after = std::to_string(latency.count()) + " ms";
   if (!sent) {
     return fail("not reachable: " + sent.error().message + " (after " + after + ")",
@@ -320,7 +329,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
         "reachable" + served + ", " + status + " after " + after + (quote ? ": " + provider : ""),
         recognized.value_or(M::kEndpointFailed));
   }
-  auto decoded = wire::DecodeResponse(response.body);
+  auto decoded = wire::DecodeResponse(response.body, secret);
   if (!decoded) {
     if (recognized == M::kModelNotServed) served = ", model not served";
     return fail("reachable" + served + ", " + status + " after " + after + " but " +
