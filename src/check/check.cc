@@ -7,6 +7,7 @@
 #include "check/model_checks.h"
 #include "core/json_writer.h"
 #include "core/text.h"
+#include "http/http_client.h"
 
 namespace diagd::check {
 namespace {
@@ -66,7 +67,7 @@ CheckReport RunChecks(const config::Config& config, const CheckOptions& options,
 
   const auto& documents = config.tools.documents;
   bool http = documents.backend == config::DocumentsToolConfig::Backend::kHttp;
-  Announce(progress, "documents", http ? std::string("http backend") : documents.path.string());
+  Announce(progress, "documents", http ? http::RedactUrl(documents.url) : documents.path.string());
   checks.push_back(CheckDocuments(config, clock, options.max_backend_time));
 
   Announce(progress, "logs", config.tools.logs.path.string());
