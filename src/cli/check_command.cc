@@ -1,35 +1,15 @@
 // `diagd check` (CONTRACT.md 12.3): progress on stderr, the report on
 // stdout (a table, or with --json exactly one JSON document), exit 0 when
 // all is well, 1 when a problem was found, 2 for a configuration error.
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "check/check.h"
 #include "cli/commands.h"
+#include "cli/config_file.h"
 #include "config/config.h"
 
 namespace diagd::cli {
 namespace {
-
-// The configuration as every command finds it: --config, else
-// $DIAGD_CONFIG, else the defaults in the working directory. The same rule
-// as commands.cc's LoadConfig, which is private to that file.
-// TODO(check): one shared home for it once commands.cc is free to change.
-Result<config::Config> LoadCheckedConfig(const std::optional<std::string>& path,
-                                         const config::Environment& env, std::string& source) {
-  std::optional<std::string> file = path;
-  if (!file) {
-    const char* from_env = std::getenv("DIAGD_CONFIG");
-    if (from_env != nullptr && *from_env != '\0') file = from_env;
-  }
-  if (file) {
-    source = *file;
-    return config::LoadConfigFile(*file, env);
-  }
-  source = "(defaults)";
-  return config::DefaultConfig(std::filesystem::current_path(), env);
-}
 
 class StderrCheckProgress final : public check::CheckProgress {
  public:
@@ -44,7 +24,9 @@ int Check(const CheckOptions& options) {
   check::CheckOptions check;
   check.environment = config::ProcessEnvironment();
   check.probe_models = options.probe_models;
-  auto config = LoadCheckedConfig(options.config_path, check.environment, check.config_source);
+  auto file = ConfigFileFor(options.config_path);
+  check.config_source = file.value_or("(defaults)");
+  auto config = LoadConfig(options.config_path, check.environment);
   if (!config) {
     std::cerr << "diagd: " << config.error().message << "\n";
     return kExitUsage;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/chat_application.h"
+#include "cli/config_file.h"
 #include "app/run_record_json.h"
 #include "server/server.h"
 #include "wiring/chat_service.h"
@@ -16,17 +17,6 @@ namespace {
 
 // The sample question `diagd demo` asks (examples/demo/README.md).
 constexpr const char* kDemoQuestion = "订单服务从 10 点左右开始大量 500，为什么？";
-
-Result<config::Config> LoadConfig(const std::optional<std::string>& path) {
-  config::Environment env = config::ProcessEnvironment();
-  std::optional<std::string> file = path;
-  if (!file) {
-    const char* from_env = std::getenv("DIAGD_CONFIG");
-    if (from_env != nullptr && *from_env != '\0') file = from_env;
-  }
-  if (file) return config::LoadConfigFile(*file, env);
-  return config::DefaultConfig(std::filesystem::current_path(), env);
-}
 
 int UsageError(const std::string& message) {
   std::cerr << "diagd: " << message << "\n";
