@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -65,6 +66,27 @@ class EndpointShapeTest : public OpenAiClientTest {
                                 const std::string& api_key = "") {
     server_.AnswerRaw(status, content_type, body);
     return Client(api_key)->Complete(AskWithTools());
+  }
+
+  // Plays `first_body` (an answer with a tool call), feeds that turn and an
+  // empty tool result back, and returns the second request's messages:
+  // what a later turn of the loop sends.
+  boost::json::array FedBackTurn(const std::string& first_body) {
+    server_.AnswerRaw(200, "application/json", first_body);
+    server_.Answer("done");
+    auto client = Client();
+    ChatRequest request = AskWithTools();
+    auto first = client->Complete(request);
+    EXPECT_TRUE(first.has_value()) << (first ? "" : first.error().ToString());
+    if (!first.has_value() || first->message.tool_calls.empty()) return {};
+    request.messages.push_back(first->message);
+    request.messages.push_back(
+        {Role::kTool, R"({"events":[]})", {}, first->message.tool_calls[0].id});
+    EXPECT_TRUE(client->Complete(request).has_value());
+    auto seen = server_.Requests();
+    EXPECT_EQ(seen.size(), 2u);
+    if (seen.size() != 2u) return {};
+    return seen[1].json.at("messages").as_array();
   }
 
   // The failure of `result`; a success fails the test.

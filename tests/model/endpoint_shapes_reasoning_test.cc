@@ -318,25 +318,15 @@ TEST_F(ReplayReasoningTest, ATurnWithoutToolCallsIsNeverSentBackWithReasoning) {
 // `reasoning_content` beside tool calls goes back verbatim on the next
 // request of the loop, as DeepSeek's docs demand.
 TEST_F(ReplayReasoningTest, DeepSeekThinkingToolTurnRoundTripsItsReasoningContentUnderAuto) {
-  server_.AnswerRaw(200, "application/json", kDeepSeekThinkingToolCall);
-  server_.Answer("done");
-  auto client = Client();
-  ChatRequest request = AskWithTools();
-  auto first = client->Complete(request);
-  ASSERT_TRUE(first.has_value()) << first.error().ToString();
-  request.messages.push_back(first->message);
-  request.messages.push_back(
-      {Role::kTool, R"({"events":[]})", {}, first->message.tool_calls[0].id});
-  ASSERT_TRUE(client->Complete(request).has_value());
-  auto seen = server_.Requests();
-  ASSERT_EQ(seen.size(), 2u);
-  const bj::object& turn = seen[1].json.at("messages").at(2).as_object();
+  boost::json::array messages = FedBackTurn(kDeepSeekThinkingToolCall);
+  ASSERT_EQ(messages.size(), 4u);
+  const bj::object& turn = messages.at(2).as_object();
   ASSERT_TRUE(turn.contains("reasoning_content")) << json::Serialize(turn);
   EXPECT_EQ(turn.at("reasoning_content"),
             bj::value("I need the gateway logs around 10:00 before deciding."));
   EXPECT_EQ(turn.at("tool_calls").at(0).at("id"), bj::value("call_00_Xo3kF8sQ2mB7vL1nP9dR4tYw"));
   // The first request had no earlier turn: nothing to replay.
-  EXPECT_THAT(seen[0].body, Not(HasSubstr("reasoning")));
+  EXPECT_THAT(server_.Requests().at(0).body, Not(HasSubstr("reasoning")));
 }
 
 // A think block that came inside the content never goes back inside it,

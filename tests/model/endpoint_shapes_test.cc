@@ -114,19 +114,9 @@ TEST_F(EndpointShapeTest, LlamaCppArgumentsAsAJsonObjectBecomeJsonText) {
 // A call fed back to the model goes out as OpenAI's string, whatever shape
 // it came in.
 TEST_F(EndpointShapeTest, LlamaCppObjectArgumentsAreSentBackAsAString) {
-  server_.AnswerRaw(200, "application/json", kLlamaCppArgumentsAsObject);
-  server_.Answer("done");
-  auto client = Client();
-  ChatRequest request = AskWithTools();
-  auto first = client->Complete(request);
-  ASSERT_TRUE(first.has_value()) << first.error().ToString();
-  request.messages.push_back(first->message);
-  request.messages.push_back(
-      {Role::kTool, R"({"events":[]})", {}, first->message.tool_calls[0].id});
-  ASSERT_TRUE(client->Complete(request).has_value());
-  auto seen = server_.Requests();
-  ASSERT_EQ(seen.size(), 2u);
-  const auto& assistant = seen[1].json.at("messages").at(2);
+  boost::json::array messages = FedBackTurn(kLlamaCppArgumentsAsObject);
+  ASSERT_EQ(messages.size(), 4u);
+  const auto& assistant = messages.at(2);
   const auto& arguments = assistant.at("tool_calls").at(0).at("function").at("arguments");
   ASSERT_TRUE(arguments.is_string()) << json::Serialize(assistant);
   EXPECT_EQ(json::Canonical(json::Parse(std::string(arguments.as_string())).value()),
