@@ -20,7 +20,7 @@ std::vector<model::FunctionTool> OfferedTools(const tools::ToolCatalog& catalog)
 }
 
 // How one turn of the loop ended.
-enum class TurnEnd { kContinue, kFinalMessage, kStopped, kBudget, kFailed };
+enum class TurnEnd { kContinue, kFinalMessage, kStopped, kBudget, kCancelled, kFailed };
 
 }  // namespace
 
@@ -31,7 +31,7 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   harness::ModelInterceptor model_calls(deps_.model, run.budget(), run.ledger(), run.trace());
   harness::ToolInterceptor tool_calls({run.run_id(), deps_.catalog, deps_.boundary, run.budget(),
                                        run.tracker(), run.trace(), deps_.observation_limits,
-                                       deps_.observer});
+                                       deps_.observer, run.budget().cancel_token()});
   model::ChatRequest request;
   request.component = model::Component::kDiagnosisAgent;
   request.tools = OfferedTools(deps_.catalog);
@@ -45,7 +45,9 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   while (end == TurnEnd::kContinue) {
     auto called = model_calls.Call(request);
     if (!called) {
-      if (called.error().code == ErrorCode::kResourceExhausted) {
+      if (called.error().code == ErrorCode::kCancelled) {
+        end = TurnEnd::kCancelled;
+      } else if (called.error().code == ErrorCode::kResourceExhausted) {
         end = TurnEnd::kBudget;
       } else {
         execution.failure = called.error();
@@ -71,10 +73,16 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
     try {
       harness::TurnResult turn = tool_calls.HandleTurn(calls);
       for (auto& response : turn.responses) {
+        // Kept as the model sees it; a cancelled turn's never reach it.
+        if (response.executed && !turn.cancelled) execution.observations.push_back(response);
         request.messages.push_back(
             {model::Role::kTool, std::move(response.observation_json), {}, response.tool_call_id});
       }
-      if (turn.budget_exhausted) end = TurnEnd::kBudget;
+      if (turn.cancelled) {
+        end = TurnEnd::kCancelled;
+      } else if (turn.budget_exhausted) {
+        end = TurnEnd::kBudget;
+      }
     } catch (...) {
       // The one exception that crosses the loop on purpose; anything else is
       // an internal failure, reported without its text.
@@ -87,7 +95,12 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
     }
   }
 
-  if (end == TurnEnd::kBudget) {
+  if (end == TurnEnd::kCancelled || run.cancelled()) {
+    // Whatever else happened meanwhile: the operator stopped the run.
+    execution.stop_reason = StopReason::kCancelled;
+    execution.failure.reset();
+    final_text.reset();
+  } else if (end == TurnEnd::kBudget) {
     execution.stop_reason = StopReason::kBudgetLimitReached;
   } else {
     execution.stop_reason = run.tracker().stop_reason();

@@ -11,6 +11,8 @@
 //   a tool asked for after the stop was delivered (CollectionStoppedError,
 //     through any wrapping)                     -> no draft, stop reason
 //   a budget refused a model or tool call       -> no draft, BUDGET_LIMIT_REACHED
+//   the run was cancelled (before or during a
+//     model or tool call)                       -> no draft, CANCELLED
 //   the model failed (after its retries)        -> no draft, failure
 // When collection was stopped (saturated, or the budget), stop_reason says
 // why even if a draft follows; release decides what that means.
@@ -51,6 +53,9 @@ struct DiagnosisAgentExecution {
   std::optional<OutputRejection> rejected_output;
   std::optional<Error> failure;  // a model or infrastructure failure; never shown to users
   std::vector<AgentStep> steps;
+  // What the model was given for each executed tool call, in order, for
+  // the run record (rejected requests have none).
+  std::vector<harness::ToolCallResponse> observations;
 };
 
 struct DiagnosisAgentDeps {

@@ -68,11 +68,12 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
   result.run_id = NewId(deps_.clock);
   bool follow_up = request.conversation_id.has_value();
   result.conversation_id = follow_up ? *request.conversation_id : NewId(deps_.clock);
-  harness::RunContext run(result.run_id, deps_.limits, deps_.clock);
+  harness::RunContext run(result.run_id, deps_.limits, deps_.clock, request.cancel);
 
   RunRecord record;
   record.run_id = result.run_id;
   record.conversation_id = result.conversation_id;
+  record.question = request.message;
   record.status = record.internal_status = "RUNNING";
   record.created_at = deps_.clock.Now();
   record.instance_id = deps_.instance_id;
@@ -153,6 +154,7 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
       result.fallback = std::move(outcome.decision.fallback);
       result.process = std::move(outcome.decision.process);
       record.steps = std::move(outcome.steps);
+      record.observations = std::move(outcome.observations);
       route_error = std::move(outcome.failure);
       break;
     }
@@ -161,7 +163,11 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
     record.model_failures.push_back(
         {model::ComponentName(failed.component), FailureReasonName(failed.reason)});
   }
-  if (statuses.status == "FAILED") {
+  if (run.cancelled()) {
+    // Stopped by an operator, whatever the route: not a failure to explain.
+    statuses.internal_status = "STOPPED";
+    statuses.stop_reason = harness::StopReasonString(harness::StopReason::kCancelled);
+  } else if (statuses.status == "FAILED") {
     FailureEvidence evidence{route_error ? &*route_error : nullptr, run.ledger().Failures(),
                              &result.process, run.budget().TimeLeft().count() == 0};
     if (auto failure = ExplainFailure(evidence)) {

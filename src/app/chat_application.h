@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "app/chat_observer.h"
@@ -30,6 +31,11 @@ struct ChatRequest {
   std::string message;
   std::optional<std::string> conversation_id;  // a follow-up in an earlier conversation
   std::optional<Route> route;                  // skips the router
+  // The run's cancellation (POST /api/v1/runs/{id}/cancel): once requested
+  // the run makes no further model or tool call, abandons the one in
+  // flight, and releases a fallback from what it has checked, stop_reason
+  // CANCELLED. None: the run cannot be cancelled.
+  std::stop_token cancel;
 };
 
 struct ChatDeps {

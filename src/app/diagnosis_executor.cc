@@ -27,6 +27,9 @@ DiagnosisOutcome DiagnosisChatExecutor::Execute(harness::RunContext& run,
   for (const auto& step : execution.steps) {
     outcome.steps.push_back({step.round, step.token_count, step.tool_call_ids});
   }
+  for (const auto& observation : execution.observations) {
+    outcome.observations.push_back({observation.tool_call_id, observation.observation_json});
+  }
   return outcome;
 }
 

@@ -21,6 +21,7 @@ struct DiagnosisOutcome {
   std::string internal_status;  // "COMPLETED", "STOPPED", "BUDGET_EXHAUSTED", "FAILED"
   std::optional<std::string> stop_reason;
   std::vector<StoredStep> steps;
+  std::vector<StoredObservation> observations;  // of the executed tool calls
   std::optional<Error> failure;  // the agent's model or infrastructure failure
 };
 

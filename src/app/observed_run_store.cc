@@ -103,6 +103,20 @@ Result<std::vector<RunEvent>> ObservedRunStore::RunEvents(const std::string& run
 Result<std::vector<RunSummary>> ObservedRunStore::ListRuns(int limit) {
   return Observe([&] { return store_->ListRuns(limit); });
 }
+Result<RunPage> ObservedRunStore::ListRunPage(const RunQuery& query) {
+  return Observe([&] { return store_->ListRunPage(query); });
+}
+Result<std::vector<RunSummary>> ObservedRunStore::ConversationRuns(
+    const std::string& conversation_id) {
+  return Observe([&] { return store_->ConversationRuns(conversation_id); });
+}
+Result<std::optional<std::string>> ObservedRunStore::GetObservation(
+    const std::string& run_id, const std::string& tool_call_id) {
+  return Observe([&] { return store_->GetObservation(run_id, tool_call_id); });
+}
+Result<std::int64_t> ObservedRunStore::PurgeObservations(WallTime before) {
+  return Observe([&] { return store_->PurgeObservations(before); });
+}
 Status ObservedRunStore::AppendTurn(const std::string& conversation_id,
                                     const ConversationTurn& turn) {
   return Observe([&] { return store_->AppendTurn(conversation_id, turn); });

@@ -56,6 +56,11 @@ class ObservedRunStore final : public RunStore {
   Result<std::vector<RunEvent>> RunEvents(const std::string& run_id,
                                           std::int64_t after_id) override;
   Result<std::vector<RunSummary>> ListRuns(int limit) override;
+  Result<RunPage> ListRunPage(const RunQuery& query) override;
+  Result<std::vector<RunSummary>> ConversationRuns(const std::string& conversation_id) override;
+  Result<std::optional<std::string>> GetObservation(const std::string& run_id,
+                                                    const std::string& tool_call_id) override;
+  Result<std::int64_t> PurgeObservations(WallTime before) override;
   Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) override;
   Result<std::vector<ConversationTurn>> RecentTurns(const std::string& conversation_id,
                                                     int max_turns) override;

@@ -2,6 +2,7 @@
 
 #include "core/json_writer.h"
 #include "core/overloaded.h"
+#include "core/text.h"
 
 namespace diagd::app {
 namespace {
@@ -60,6 +61,7 @@ std::string RunRecordJson(const RunRecord& run) {
   JsonWriter w(4096);
   w.BeginObject();
   WriteSummaryFields(run, w);
+  w.Key("question").String(run.question);
   w.Key("internal_status").String(run.internal_status).Key("stop_reason");
   OptionalString(run.stop_reason, w);
   w.Key("failure_reason");
@@ -104,12 +106,38 @@ std::string RunRecordJson(const RunRecord& run) {
   return w.Take();
 }
 
-std::string RunListJson(const std::vector<RunSummary>& runs) {
+std::string RunListJson(const std::vector<RunSummary>& runs,
+                        const std::optional<std::string>& next) {
   JsonWriter w;
   w.BeginObject().Key("runs").BeginArray();
   for (const auto& run : runs) {
     w.BeginObject();
     WriteSummaryFields(run, w);
+    w.Key("question").String(text::TruncateCodePoints(run.question, kListQuestionChars));
+    w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).Key("finished_at");
+    if (run.finished_at) {
+      w.String(FormatRfc3339Millis(*run.finished_at));
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray().Key("next");
+  OptionalString(next, w);
+  w.EndObject();
+  return w.Take();
+}
+
+std::string ConversationJson(const std::string& conversation_id,
+                             const std::vector<RunSummary>& runs) {
+  JsonWriter w;
+  w.BeginObject().Key("conversation_id").String(conversation_id).Key("runs").BeginArray();
+  for (const auto& run : runs) {
+    w.BeginObject().Key("run_id").String(run.run_id).Key("question").String(run.question);
+    w.Key("route");
+    RouteOrNull(run.route, w);
+    w.Key("release_outcome");
+    OptionalString(run.release_outcome, w);
     w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
   }
   w.EndArray().EndObject();

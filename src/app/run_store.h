@@ -31,9 +31,17 @@ struct StoredStep {
   std::vector<std::string> tool_call_ids;
 };
 
+// The observation one executed tool call gave the model (CONTRACT.md
+// section 3), exactly as the tool message content carried it.
+struct StoredObservation {
+  std::string tool_call_id;
+  std::string observation_json;
+};
+
 struct RunRecord {
   std::string run_id;
   std::string conversation_id;
+  std::string question;         // the user's message, whole
   std::string route;            // "DIAGNOSIS", "KNOWLEDGE", "SYSTEM_CHAT"
   std::string status;           // "RUNNING", "SUCCEEDED", "FAILED"
   std::string internal_status;  // "RUNNING", "COMPLETED", "STOPPED", "BUDGET_EXHAUSTED", "FAILED"
@@ -63,6 +71,10 @@ struct RunRecord {
   std::optional<WallTime> lease_until;
   // The run's event stream (run_events.h), written with the finished run.
   std::vector<RunEvent> events;
+  // The observations of its executed tool calls, written with the finished
+  // run and kept for storage.observation_retention_days (GetObservation);
+  // GetRun leaves them out.
+  std::vector<StoredObservation> observations;
 };
 
 // One row of `diagd runs list` / GET /api/v1/runs.
@@ -74,6 +86,30 @@ struct RunSummary {
   std::optional<std::string> release_outcome;
   std::optional<std::string> fallback_code;
   WallTime created_at;
+  std::optional<WallTime> finished_at;
+  std::string question;  // whole; the API cuts it for lists
+};
+
+// Where a page of runs starts: after this run in the list's order (newest
+// first, ties by run id, descending).
+struct RunCursor {
+  WallTime created_at;
+  std::string run_id;
+};
+
+// A page of GET /api/v1/runs: filters are ANDed; an empty one matches all.
+struct RunQuery {
+  int limit = 20;                      // 1..200
+  std::optional<RunCursor> before;     // only runs after this one in the order
+  std::string route;                   // "DIAGNOSIS", "KNOWLEDGE", "SYSTEM_CHAT"
+  std::string release_outcome;         // "DIAGNOSIS", "FALLBACK", "ANSWER"
+  std::string status;                  // "RUNNING", "SUCCEEDED", "FAILED"
+  std::string question_contains;       // literal text, case-insensitive for ASCII
+};
+
+struct RunPage {
+  std::vector<RunSummary> runs;
+  std::optional<RunCursor> next;  // the last run's, when more may follow
 };
 
 // A run the server gave up on (AbandonRun).
@@ -133,6 +169,18 @@ class RunStore {
                                                   std::int64_t after_id) = 0;
   // Newest first; 1 <= limit <= 200.
   virtual Result<std::vector<RunSummary>> ListRuns(int limit) = 0;
+  // One page of the runs `query` selects, newest first; INVALID_ARGUMENT
+  // for a limit outside 1..200.
+  virtual Result<RunPage> ListRunPage(const RunQuery& query) = 0;
+  // The runs of one conversation, oldest first (none for an unknown one).
+  virtual Result<std::vector<RunSummary>> ConversationRuns(const std::string& conversation_id) = 0;
+  // The stored observation of one tool call of the run; empty when there
+  // is none (unknown, a rejected request, or purged).
+  virtual Result<std::optional<std::string>> GetObservation(const std::string& run_id,
+                                                            const std::string& tool_call_id) = 0;
+  // Deletes the observations of runs that finished before `before`;
+  // returns how many.
+  virtual Result<std::int64_t> PurgeObservations(WallTime before) = 0;
   virtual Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) = 0;
   // The last `max_turns` turns of the conversation, oldest first.
   virtual Result<std::vector<ConversationTurn>> RecentTurns(const std::string& conversation_id,

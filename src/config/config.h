@@ -18,6 +18,7 @@
 // file or the process environment they are asked to read.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -101,6 +102,9 @@ struct ServerConfig {
   // without renewal before the run counts as lost (INSTANCE_LOST).
   std::string instance_id;
   int lease_seconds = 30;
+  // Not a configuration key (tests set it): how long an SSE stream may be
+  // quiet before it gets a `: keepalive` comment (CONTRACT.md 12.4: 15 s).
+  std::chrono::milliseconds sse_keepalive{15000};
 };
 
 struct StorageConfig {
@@ -109,6 +113,9 @@ struct StorageConfig {
   // "memory:" or "redis://host[:port][/db]".
   std::string canonical = "memory:";
   int canonical_ttl_seconds = 3600;
+  // CONTRACT.md 12.4: how long the model observations of a run's tool calls
+  // are kept (GET /api/v1/runs/{id}/observations/{tool_call_id}).
+  int observation_retention_days = 30;
 };
 
 struct HarnessConfig {

@@ -33,6 +33,7 @@ void ReadStorage(TableReader storage, StorageConfig& out) {
   storage.Read("runs", out.runs, CheckRunsUrl);
   storage.Read("canonical", out.canonical, CheckCanonicalUrl);
   storage.Read("canonical_ttl_seconds", out.canonical_ttl_seconds);
+  storage.Read("observation_retention_days", out.observation_retention_days);
   storage.RejectUnknownKeys();
 }
 

@@ -18,6 +18,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "FAILED_PRECONDITION";
     case ErrorCode::kPermissionDenied:
       return "PERMISSION_DENIED";
+    case ErrorCode::kCancelled:
+      return "CANCELLED";
     case ErrorCode::kInternal:
       return "INTERNAL";
   }

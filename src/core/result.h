@@ -29,6 +29,7 @@ enum class ErrorCode {
   kResourceExhausted,   // a budget or limit was reached
   kFailedPrecondition,  // the system is not in a state that allows this
   kPermissionDenied,    // refused by policy (for example a write to a read-only source)
+  kCancelled,           // the run was cancelled (POST /api/v1/runs/{id}/cancel)
   kInternal,            // a bug or an unexpected state
 };
 
@@ -73,6 +74,9 @@ struct Error {
   }
   static Error PermissionDenied(std::string message) {
     return {ErrorCode::kPermissionDenied, std::move(message)};
+  }
+  static Error Cancelled(std::string message) {
+    return {ErrorCode::kCancelled, std::move(message)};
   }
   static Error Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 

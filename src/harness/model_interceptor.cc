@@ -7,11 +7,17 @@ Result<ModelCallResult> ModelInterceptor::Call(model::ChatRequest& request) {
     return admitted.error();
   }
   request.deadline = std::chrono::steady_clock::now() + budget_.TimeLeft();
+  request.cancel = budget_.cancel_token();
   auto response = model_.Complete(request);
+  if (!response && budget_.cancelled()) {
+    // Abandoned for the cancel, whatever the client made of it: no failure.
+    return Error::Cancelled("the run was cancelled");
+  }
   if (!response) {
     ledger_.RecordFailure(request.component, response.error());
     return std::move(response).error();
   }
+
 
   ModelCallResult result;
   const auto& usage = response->usage;

@@ -30,9 +30,10 @@ class ModelInterceptor {
                    TraceRecorder& trace)
       : model_(model), budget_(budget), ledger_(ledger), trace_(trace) {}
 
-  // RESOURCE_EXHAUSTED when the budget refused (no call made); the model's
-  // own error when it failed (not audited: a call that got no response is not
-  // a made call). Sets `request.deadline`.
+  // RESOURCE_EXHAUSTED when the budget refused (no call made); CANCELLED
+  // when the run was cancelled before or during the call (not a failure);
+  // the model's own error when it failed (not audited: a call that got no
+  // response is not a made call). Sets `request.deadline` and `cancel`.
   Result<ModelCallResult> Call(model::ChatRequest& request);
 
  private:

@@ -4,10 +4,11 @@
 
 namespace diagd::harness {
 
-RunBudget::RunBudget(BudgetLimits limits, const Clock& clock)
-    : limits_(limits), clock_(clock), start_(clock.Monotonic()) {}
+RunBudget::RunBudget(BudgetLimits limits, const Clock& clock, std::stop_token cancel)
+    : limits_(limits), clock_(clock), start_(clock.Monotonic()), cancel_(std::move(cancel)) {}
 
 Status RunBudget::CheckTimeAndTokens() const {
+  if (cancel_.stop_requested()) return Error::Cancelled("the run was cancelled");
   if (clock_.Monotonic() - start_ >= limits_.max_run_time) {
     return Error::ResourceExhausted("run time budget spent");
   }

@@ -3,7 +3,10 @@
 // of the run counts, whatever its component; the diagnosis agent is refused
 // while granting it would leave fewer than `reserved_release_calls` for
 // release's repair and semantic guard, so a verified conclusion is never
-// starved of its checks.
+// starved of its checks. The run's cancellation (POST
+// /api/v1/runs/{id}/cancel) lives here too: once requested, every model and
+// tool call is refused with CANCELLED, and the calls in flight are handed
+// the token so they can abandon (the HTTP client aborts its transfer).
 //
 // Thread safety: safe for concurrent use (the server reads usage while the
 // run spends).
@@ -11,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <stop_token>
 
 #include "core/clock.h"
 #include "core/mutex.h"
@@ -39,16 +43,21 @@ struct BudgetUsage {
 
 class RunBudget final : public tools::ToolBudget {
  public:
-  // The run's clock starts now.
-  RunBudget(BudgetLimits limits, const Clock& clock);
+  // The run's clock starts now. `cancel`: the run's cancellation (none:
+  // never cancelled).
+  RunBudget(BudgetLimits limits, const Clock& clock, std::stop_token cancel = {});
 
   // Admits one model call of `component` (and counts it), or
-  // RESOURCE_EXHAUSTED naming the budget that refused.
+  // RESOURCE_EXHAUSTED naming the budget that refused, or CANCELLED.
   Status AdmitModelCall(model::Component component);
   // Adds a made call's reported tokens to the run total.
   void ChargeTokens(std::int64_t tokens);
 
-  // tools::ToolBudget
+  // Whether the run was cancelled, and the token calls in flight watch.
+  bool cancelled() const { return cancel_.stop_requested(); }
+  const std::stop_token& cancel_token() const { return cancel_; }
+
+  // tools::ToolBudget: CANCELLED once the run was cancelled.
   Status AdmitToolCall() override;
   void ChargeToolBytes(std::size_t bytes) override;
 
@@ -63,6 +72,7 @@ class RunBudget final : public tools::ToolBudget {
   const BudgetLimits limits_;
   const Clock& clock_;
   const MonoTime start_;
+  const std::stop_token cancel_;
   mutable Mutex mu_;
   int model_calls_ GUARDED_BY(mu_) = 0;
   int tool_calls_ GUARDED_BY(mu_) = 0;

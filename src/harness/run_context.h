@@ -6,6 +6,7 @@
 // concurrent readers; the run itself is driven by one worker at a time.
 #pragma once
 
+#include <stop_token>
 #include <string>
 
 #include "core/clock.h"
@@ -23,10 +24,12 @@ struct RunLimits {
 
 class RunContext {
  public:
-  RunContext(std::string run_id, RunLimits limits, const Clock& clock)
+  // `cancel`: the run's cancellation token (RunBudget), none by default.
+  RunContext(std::string run_id, RunLimits limits, const Clock& clock,
+             std::stop_token cancel = {})
       : run_id_(std::move(run_id)),
         clock_(clock),
-        budget_(limits.budget, clock),
+        budget_(limits.budget, clock, std::move(cancel)),
         tracker_(limits.thresholds),
         trace_(clock) {}
 
@@ -35,6 +38,7 @@ class RunContext {
   RunBudget& budget() { return budget_; }
   ProgressTracker& tracker() { return tracker_; }
   ModelCallLedger& ledger() { return ledger_; }
+  bool cancelled() const { return budget_.cancelled(); }
   InMemoryTrace& trace() { return trace_; }
 
   // Traces RUN_FINISHED with the budget's and the ledger's token totals and

@@ -10,6 +10,8 @@ const char* StopReasonString(StopReason reason) {
       return "PROGRESS_PROTOCOL_VIOLATED";
     case StopReason::kBudgetLimitReached:
       return "BUDGET_LIMIT_REACHED";
+    case StopReason::kCancelled:
+      return "CANCELLED";
   }
   return "";
 }

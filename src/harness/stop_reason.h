@@ -11,6 +11,7 @@ enum class StopReason {
   kInformationSaturated,     // "INFORMATION_SATURATED": NO_GAIN reached its threshold
   kProgressProtocolViolated, // "PROGRESS_PROTOCOL_VIOLATED": violations reached their threshold
   kBudgetLimitReached,       // "BUDGET_LIMIT_REACHED": a hard budget ran out
+  kCancelled,                // "CANCELLED": an operator cancelled the run (CONTRACT.md 12.4)
 };
 const char* StopReasonString(StopReason reason);
 

@@ -84,6 +84,11 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
     throw CollectionStoppedError(reason);
   }
   for (const auto& call : calls) {
+    if (ctx_.cancel.stop_requested()) {
+      turn.cancelled = true;
+      break;
+    }
+    executed_ = false;
     std::optional<std::string> observation;
     if (ctx_.tracker.IsSaturated()) {
       // An earlier call of this same response brought the stop.
@@ -92,11 +97,14 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
       observation = HandleCall(call);
     }
     if (!observation) {
-      turn.budget_exhausted = true;
+      // Refused by the budget, or by the cancel (RunBudget says CANCELLED).
+      turn.cancelled = ctx_.cancel.stop_requested();
+      turn.budget_exhausted = !turn.cancelled;
       break;
     }
-    turn.responses.push_back({call.tool_call_id, std::move(*observation)});
+    turn.responses.push_back({call.tool_call_id, std::move(*observation), executed_});
   }
+  if (ctx_.cancel.stop_requested()) turn.cancelled = true;
   if (ctx_.tracker.IsSaturated()) ctx_.tracker.MarkStopDelivered();
   return turn;
 }
@@ -180,12 +188,14 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
   std::string summary = scope.summary;
   Report(call, summary, ProgressStatus::kStarted);
   auto executed = ctx_.boundary.Execute(
-      tools::ToolCall{ctx_.run_id, id, std::move(request), std::move(scope)}, ctx_.budget);
+      tools::ToolCall{ctx_.run_id, id, std::move(request), std::move(scope), ctx_.cancel},
+      ctx_.budget);
   if (!executed) {
     Report(call, summary, ProgressStatus::kRejected);
     *budget_exhausted = true;
     return {};
   }
+  executed_ = true;
   const tools::CanonicalRecord& record = executed->record;
   EvidenceStatus status = RecordExecutedCall(ctx_.tracker, ctx_.trace, *executed).evidence_status;
 

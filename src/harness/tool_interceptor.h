@@ -9,6 +9,7 @@
 #pragma once
 
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct ToolCallRequest {
 struct ToolCallResponse {
   std::string tool_call_id;
   std::string observation_json;
+  // The call went through the tool boundary (the observation comes from its
+  // result, ERROR included); false for a request the harness rejected.
+  bool executed = false;
 };
 
 struct TurnResult {
@@ -38,6 +42,7 @@ struct TurnResult {
   // calls from the refused one on have none.
   std::vector<ToolCallResponse> responses;
   bool budget_exhausted = false;  // the loop must end with BUDGET_LIMIT_REACHED
+  bool cancelled = false;         // the run was cancelled: the loop must end with CANCELLED
 };
 
 // Progress of tool calls as they happen, for a person watching (CLI stderr,
@@ -70,6 +75,9 @@ struct InterceptorContext {
   TraceRecorder& trace;
   tools::ObservationLimits observation_limits;
   ToolProgressObserver* observer = nullptr;  // optional, borrowed
+  // The run's cancellation: no call starts once it is requested, and the
+  // one in flight is handed it (tools::ToolCall::cancel).
+  std::stop_token cancel = {};
 };
 
 // Records an executed call: it joins the tracker's index (and, unless ERROR,
@@ -85,7 +93,8 @@ class ToolInterceptor {
 
   // Handles the tool calls of one model response one after another. If one
   // of them brings the stop, the later ones do not run and each gets the same
-  // stop observation; the stop then counts as delivered.
+  // stop observation; the stop then counts as delivered. Once the run is
+  // cancelled no further call is handled (`cancelled`).
   // Throws CollectionStoppedError when called after the stop was delivered in
   // an earlier turn (after tracing the refused calls and COLLECTION_STOPPED).
   TurnResult HandleTurn(std::span<const ToolCallRequest> calls);
@@ -108,6 +117,7 @@ class ToolInterceptor {
 
   InterceptorContext ctx_;
   int progress_index_ = 0;
+  bool executed_ = false;  // the call being handled reached the tool boundary
 };
 
 }  // namespace diagd::harness

@@ -33,6 +33,12 @@ std::size_t Write(char* data, std::size_t size, std::size_t count, void* user) {
   return bytes;
 }
 
+// curl asks this while a transfer runs (off a fiber: at least once a
+// second); non-zero aborts it.
+int AbortWhenCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::stop_token*>(user)->stop_requested() ? 1 : 0;
+}
+
 FailureKind KindOf(CURLcode code) {
   switch (code) {
     case CURLE_COULDNT_CONNECT:
@@ -64,6 +70,8 @@ std::string RedactUrl(const std::string& url) {
 
 Result<Response, Failure> Send(const Request& request) {
   GlobalInit();
+  const Failure cancelled{FailureKind::kOther, "cancelled", true};
+  if (request.cancel.stop_requested()) return Unexpected(cancelled);
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
   if (!curl) return Unexpected(Failure{FailureKind::kOther, "cannot create an HTTP handle"});
   CURL* h = curl.get();
@@ -99,10 +107,18 @@ Result<Response, Failure> Send(const Request& request) {
   // KiB takes a few more reads, which cost nothing next to the wait).
   curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 1024L);
+  if (request.cancel.stop_possible()) {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &AbortWhenCancelled);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &request.cancel);
+  }
 
   // On a fiber the run parks while one shared thread drives the transfer;
   // elsewhere (the CLI, tests) the calling thread performs it.
-  CURLcode code = core::OnFiber() ? PerformParked(h) : curl_easy_perform(h);
+  // A parked transfer is also aborted by the engine the moment the cancel
+  // comes, not at curl's next progress call.
+  CURLcode code = core::OnFiber() ? PerformParked(h, request.cancel) : curl_easy_perform(h);
+  if (request.cancel.stop_requested()) return Unexpected(cancelled);
   if (sink.too_large) {
     return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});
   }

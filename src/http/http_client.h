@@ -1,6 +1,6 @@
 // Outbound HTTP over libcurl: the one client the model provider and upstream
 // retrieval services are reached with. Synchronous; each call honours its
-// own timeout and response-size cap.
+// own timeout, response-size cap and cancellation.
 //
 // Thread safety: `Send` is safe for concurrent use.
 #pragma once
@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ struct Request {
   std::chrono::milliseconds timeout{10000};       // the whole exchange
   std::chrono::milliseconds connect_timeout{3000};
   std::size_t max_response_bytes = 8 * 1024 * 1024;
+  // Once requested, the exchange is abandoned at once (the transfer is
+  // aborted, its connection closed) and Send fails with `cancelled` set.
+  std::stop_token cancel;
 };
 
 struct Response {
@@ -46,6 +50,9 @@ struct Failure {
   FailureKind kind = FailureKind::kOther;
   // curl's short description; never the URL (it may carry credentials).
   std::string message;
+  // The request's `cancel` was requested (kind kOther): abandoned, not to
+  // be retried.
+  bool cancelled = false;
 };
 
 // A response with any status is a value; only transport failures are errors.

@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -34,16 +35,32 @@ class TransferEngine {
     return *engine;
   }
 
-  void Start(CURL* easy, Done done) {
+  void Start(CURL* easy, std::stop_token cancel, Done done) {
     {
       std::lock_guard lock(mu_);
-      incoming_.emplace_back(easy, std::move(done));
+      incoming_.emplace_back(easy, Transfer{std::move(done), std::move(cancel)});
     }
+    Wake();
+  }
+
+  // A transfer's cancel was requested: the loop looks for the cancelled
+  // ones at once. (A transfer not yet added is checked when it is.)
+  void WakeForCancel() {
+    cancel_pending_ = true;
+    Wake();
+  }
+
+ private:
+  struct Transfer {
+    Done done;
+    std::stop_token cancel;
+  };
+
+  void Wake() {
     std::uint64_t one = 1;
     (void)!write(wakeup_fd_, &one, sizeof(one));
   }
 
- private:
   TransferEngine()
       : multi_(curl_multi_init()),
         epoll_fd_(epoll_create1(EPOLL_CLOEXEC)),
@@ -94,20 +111,24 @@ class TransferEngine {
 
   void Loop() {
     std::vector<epoll_event> events(256);
-    std::vector<std::pair<CURL*, Done>> added;
+    std::vector<std::pair<CURL*, Transfer>> added;
     int running = 0;
     while (true) {
       {
         std::lock_guard lock(mu_);
         added.swap(incoming_);
       }
-      for (auto& [easy, done] : added) {
-        // Adding arms curl's timer at once; the transfer starts below.
-        if (curl_multi_add_handle(multi_, easy) != CURLM_OK) {
-          done(CURLE_OUT_OF_MEMORY);  // the only way adding a fresh handle fails
+      for (auto& [easy, transfer] : added) {
+        if (transfer.cancel.stop_requested()) {
+          transfer.done(CURLE_ABORTED_BY_CALLBACK);
           continue;
         }
-        transfers_.emplace(easy, std::move(done));
+        // Adding arms curl's timer at once; the transfer starts below.
+        if (curl_multi_add_handle(multi_, easy) != CURLM_OK) {
+          transfer.done(CURLE_OUT_OF_MEMORY);  // the only way adding a fresh handle fails
+          continue;
+        }
+        transfers_.emplace(easy, std::move(transfer));
       }
       added.clear();
 
@@ -136,6 +157,22 @@ class TransferEngine {
         curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
       }
       FinishDone();
+      if (cancel_pending_.exchange(false)) AbortCancelled();
+    }
+  }
+
+  // Removes every transfer whose cancel was requested: its connection is
+  // closed and its fiber resumes at once.
+  void AbortCancelled() {
+    for (auto it = transfers_.begin(); it != transfers_.end();) {
+      if (!it->second.cancel.stop_requested()) {
+        ++it;
+        continue;
+      }
+      curl_multi_remove_handle(multi_, it->first);
+      Done done = std::move(it->second.done);
+      it = transfers_.erase(it);
+      done(CURLE_ABORTED_BY_CALLBACK);
     }
   }
 
@@ -148,7 +185,7 @@ class TransferEngine {
       CURLcode result = message->data.result;
       curl_multi_remove_handle(multi_, easy);
       auto it = transfers_.find(easy);
-      Done done = std::move(it->second);
+      Done done = std::move(it->second.done);
       transfers_.erase(it);
       done(result);
     }
@@ -158,23 +195,29 @@ class TransferEngine {
   const int epoll_fd_;
   const int wakeup_fd_;
   std::mutex mu_;
-  std::vector<std::pair<CURL*, Done>> incoming_;  // guarded by mu_
+  std::vector<std::pair<CURL*, Transfer>> incoming_;  // guarded by mu_
+  std::atomic<bool> cancel_pending_{false};
   // The loop thread's alone from here on.
-  std::unordered_map<CURL*, Done> transfers_;
+  std::unordered_map<CURL*, Transfer> transfers_;
   std::optional<SteadyClock::time_point> timer_;
 };
 
 }  // namespace
 
-CURLcode PerformParked(CURL* easy) {
+CURLcode PerformParked(CURL* easy, const std::stop_token& cancel) {
   CURLcode result = CURLE_OK;
-  core::Park([easy, &result](core::Wake wake) {
+  // Touches only the engine, never the fiber's objects; it runs at once
+  // when the cancel was requested already (Start then finds it so).
+  std::stop_callback on_cancel(cancel, [] { TransferEngine::Instance().WakeForCancel(); });
+  core::Park([easy, &cancel, &result](core::Wake wake) {
     // Nothing here touches the fiber's objects once the transfer is handed
     // over: it may finish, and the fiber resume, before Start returns.
-    TransferEngine::Instance().Start(easy, [&result, wake = std::move(wake)](CURLcode code) {
-      result = code;
-      wake();
-    });
+    std::stop_token token = cancel;
+    TransferEngine::Instance().Start(easy, std::move(token),
+                                     [&result, wake = std::move(wake)](CURLcode code) {
+                                       result = code;
+                                       wake();
+                                     });
   });
   return result;
 }

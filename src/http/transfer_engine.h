@@ -7,11 +7,15 @@
 
 #include <curl/curl.h>
 
+#include <stop_token>
+
 namespace diagd::http {
 
 // Performs the prepared `easy` handle while the calling fiber is parked and
-// returns its result, as curl_easy_perform would. The engine's thread is
-// started on first use and lives as long as the process.
-CURLcode PerformParked(CURL* easy);
+// returns its result, as curl_easy_perform would. Once `cancel` is
+// requested the transfer is removed at once and the result is
+// CURLE_ABORTED_BY_CALLBACK. The engine's thread is started on first use
+// and lives as long as the process.
+CURLcode PerformParked(CURL* easy, const std::stop_token& cancel);
 
 }  // namespace diagd::http

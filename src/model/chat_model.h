@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct ChatRequest {
   // (the call then fails with reason RUN_TIMEOUT). Unset: only the
   // endpoint's own timeout applies.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // The run's cancellation: once requested, a call in flight is abandoned
+  // (the HTTP transfer aborted) and nothing is retried; the call fails
+  // CANCELLED.
+  std::stop_token cancel;
 };
 
 struct ChatResponse {
@@ -89,7 +94,7 @@ class ChatModel {
   // One completion. Errors: UNAVAILABLE (unreachable, or a retryable status
   // after the bounded retries), DEADLINE_EXCEEDED (no answer in time),
   // INVALID_ARGUMENT (the provider refused the request: 4xx), INTERNAL (the
-  // answer is not a usable chat completion). Each carries its
+  // answer is not a usable chat completion), CANCELLED (`request.cancel`). Each carries its
   // `FailureReason` (CONTRACT.md 12.1) where the provider knows it; messages
   // say what happened in the provider's words and never hold the API key, a
   // bearer token, a prompt or a model output.

@@ -66,6 +66,7 @@ Outcome FromTransportFailure(const http::Failure& failure, const http::Request& 
                         " bytes",
                     FailureReason::kModelBadResponse)};
     case http::FailureKind::kOther:
+      if (failure.cancelled) return {Error::Cancelled("the run was cancelled during the model call")};
       break;
   }
   return {Error(ErrorCode::kUnavailable, "the exchange failed (" + failure.message + ")",
@@ -111,6 +112,17 @@ milliseconds Backoff(milliseconds initial, int attempt, double jitter) {
   return milliseconds(static_cast<std::int64_t>(step.count() * (0.5 + 0.5 * jitter)));
 }
 
+// The backoff wait, in slices, so a cancel ends it within one. On a fiber
+// each slice frees the worker.
+void SleepUnlessCancelled(milliseconds wait, const std::stop_token& cancel) {
+  constexpr milliseconds kSlice{50};
+  for (auto until = Clock::now() + wait; !cancel.stop_requested();) {
+    auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+    if (left <= milliseconds(0)) return;
+    core::SleepFor(std::min(left, kSlice));
+  }
+}
+
 double RandomJitter() {
   thread_local std::minstd_rand random(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(random);
@@ -150,6 +162,7 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
                           {"X-Diagd-Component", ComponentName(request.component)}};
   if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
   http_request.body = std::move(*body);
+  http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;
   const milliseconds endpoint_timeout =
       options_.timeout.value_or(std::chrono::seconds(std::max(1, endpoint.timeout_seconds)));
@@ -180,6 +193,8 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
     Outcome outcome = Exchange(http_request, secret, cut_by_deadline);
     if (outcome.result.has_value()) return std::move(outcome.result);
     Error error = outcome.result.error();
+    // A cancelled run is never retried, whatever the attempt ended with.
+    if (request.cancel.stop_requested()) return fail(Error::Cancelled("the run was cancelled"));
     if (!outcome.retryable) return fail(error);
     if (attempt >= max_attempts) {
       error.message += " (after " + std::to_string(attempt) + " attempts)";
@@ -204,8 +219,9 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
     if (options_.sleep) {
       options_.sleep(wait);
     } else {
-      core::SleepFor(wait);  // on a fiber, frees the worker
+      SleepUnlessCancelled(wait, request.cancel);
     }
+    if (request.cancel.stop_requested()) return fail(Error::Cancelled("the run was cancelled"));
   }
 }
 

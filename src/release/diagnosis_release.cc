@@ -33,7 +33,12 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
   FallbackDetails details;
   FallbackCode code = FallbackCode::kFailed;
 
-  if (draft && draft->conclusion) {
+  if (stop == StopReason::kCancelled || run.cancelled()) {
+    // 0. Cancelled (CONTRACT.md 12.4): no model call at all, so no draft is
+    //    checked; the process is the answer, worth showing only with
+    //    verified facts.
+    code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;
+  } else if (draft && draft->conclusion) {
     // 1. A conclusion: evidence guard, at most one repair and the guard
     //    again, then the semantic guard. Only both passing publishes it.
     agent::DiagnosisDraft candidate = *draft;

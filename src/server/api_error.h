@@ -33,6 +33,9 @@ inline ApiError BodyTooLarge(std::int64_t limit) {
   return {413, "BODY_TOO_LARGE",
           "the request body is larger than " + std::to_string(limit) + " bytes"};
 }
+inline ApiError NotRunning(std::string message) {
+  return {409, "NOT_RUNNING", std::move(message)};
+}
 inline ApiError Overloaded(std::string message) { return {503, "OVERLOADED", std::move(message)}; }
 
 std::string ApiErrorJson(const ApiError& error);

@@ -103,6 +103,7 @@ void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
 std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest request) {
   if (server.shutting_down) return nullptr;
   auto live = std::make_shared<LiveRun>();
+  request.cancel = live->cancel_token();
   RunExecutor::Job job;
   job.run = [&server, live, request = std::move(request)] { ExecuteChat(server, live, request); };
   job.cancel = [live] {

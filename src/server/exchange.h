@@ -41,13 +41,37 @@ struct Exchange {
   asio::awaitable<bool> StartStream();
 };
 
-// The routes answered from runs: POST /api/v1/chat, GET /api/v1/runs,
-// /api/v1/runs/{id} and /api/v1/runs/{id}/events. Each returns false when
-// the connection must close.
+// The routes answered from runs (run_routes.cc): POST /api/v1/chat, GET
+// /api/v1/runs, /api/v1/runs/{id} and /api/v1/runs/{id}/events; and those
+// of CONTRACT.md 12.4 (run_console_routes.cc): a conversation's runs, a
+// tool call's observation, and POST /api/v1/runs/{id}/cancel. Each returns
+// false when the connection must close.
 asio::awaitable<bool> Chat(Exchange& ex);
 asio::awaitable<bool> RunList(Exchange& ex, std::string_view query);
 asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id);
 asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id);
+asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id);
+asio::awaitable<bool> Observation(Exchange& ex, const std::string& run_id,
+                                  const std::string& tool_call_id);
+asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id);
+// GET / and /ui/{file} (console_routes.cc): the web console's file at
+// `asset_path` ("index.html" for /), or 404.
+asio::awaitable<bool> Console(Exchange& ex, std::string_view asset_path);
+
+// Runs `call` (a run store call) on the store threads, never on the io
+// thread, and resumes there with its result.
+template <typename Call>
+asio::awaitable<std::invoke_result_t<Call>> OffIoThread(Server::Impl& server, Call call) {
+  std::optional<std::invoke_result_t<Call>> result;
+  auto on_store_thread = [&]() -> asio::awaitable<void> {
+    result.emplace(call());
+    co_return;
+  };
+  co_await asio::co_spawn(server.store_calls, on_store_thread, asio::use_awaitable);
+  co_return std::move(*result);
+}
+// Answers 500 STORE_UNAVAILABLE and closes: the run store failed.
+asio::awaitable<bool> StoreFailed(Exchange& ex);
 // GET /healthz: up or shutting down, and the run store's state, read
 // without touching the store.
 asio::awaitable<bool> Health(Exchange& ex);

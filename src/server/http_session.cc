@@ -1,7 +1,7 @@
 // One client connection: reads requests within the configured limits and
 // timeouts, refuses any whose framing is in doubt (request_framing.h),
-// authenticates, routes (CONTRACT.md section 11) and answers, with SSE for
-// the run streams.
+// authenticates, routes (CONTRACT.md sections 11 and 12.4) and answers,
+// with SSE for the run streams.
 //
 // GCC 12 rule for every coroutine here: co_await only named locals or plain
 // values. A temporary with a destructor inside a co_await expression (say
@@ -68,27 +68,54 @@ bool Authorized(const Server::Impl& server, const Request& request) {
 }
 
 // A route pattern for the metrics (never a raw path: ids would make a
-// series per run), and the run id in it.
+// series per run), and the ids in it.
 struct Route {
   std::string_view pattern;
   http::verb method = http::verb::get;
-  std::string run_id;
+  std::string id;      // the run or conversation id
+  std::string second;  // the tool call id, or the console file's path
+  bool open = false;   // answered without a token (/healthz, the console)
 };
 
+// "/api/v1/runs/{id}" and its sub-routes.
+std::optional<Route> MatchRunRoute(std::string_view rest) {
+  std::string_view id = rest.substr(0, rest.find('/'));
+  if (id.empty()) return std::nullopt;
+  std::string_view tail = rest.substr(id.size());
+  if (tail.empty()) return Route{"/api/v1/runs/{id}", http::verb::get, std::string(id)};
+  if (tail == "/events") {
+    return Route{"/api/v1/runs/{id}/events", http::verb::get, std::string(id)};
+  }
+  if (tail == "/cancel") {
+    return Route{"/api/v1/runs/{id}/cancel", http::verb::post, std::string(id)};
+  }
+  constexpr std::string_view kObservations = "/observations/";
+  if (!tail.starts_with(kObservations)) return std::nullopt;
+  std::string_view call = tail.substr(kObservations.size());
+  if (call.empty() || call.find('/') != std::string_view::npos) return std::nullopt;
+  return Route{"/api/v1/runs/{id}/observations/{tool_call_id}", http::verb::get,
+               std::string(id), std::string(call)};
+}
+
 std::optional<Route> MatchRoute(std::string_view path) {
-  if (path == "/healthz") return Route{"/healthz", http::verb::get, {}};
-  if (path == "/metrics") return Route{"/metrics", http::verb::get, {}};
-  if (path == "/api/v1/chat") return Route{"/api/v1/chat", http::verb::post, {}};
-  if (path == "/api/v1/runs") return Route{"/api/v1/runs", http::verb::get, {}};
+  if (path == "/healthz") return Route{"/healthz", http::verb::get, {}, {}, true};
+  if (path == "/") return Route{"/", http::verb::get, {}, "index.html", true};
+  constexpr std::string_view kUi = "/ui/";
+  if (path.starts_with(kUi)) {
+    return Route{"/ui/{file}", http::verb::get, {}, std::string(path.substr(kUi.size())), true};
+  }
+  if (path == "/metrics") return Route{"/metrics", http::verb::get};
+  if (path == "/api/v1/chat") return Route{"/api/v1/chat", http::verb::post};
+  if (path == "/api/v1/runs") return Route{"/api/v1/runs", http::verb::get};
+  constexpr std::string_view kConversations = "/api/v1/conversations/";
+  if (path.starts_with(kConversations)) {
+    std::string_view id = path.substr(kConversations.size());
+    if (id.empty() || id.find('/') != std::string_view::npos) return std::nullopt;
+    return Route{"/api/v1/conversations/{id}", http::verb::get, std::string(id)};
+  }
   constexpr std::string_view kRuns = "/api/v1/runs/";
   if (!path.starts_with(kRuns)) return std::nullopt;
-  std::string_view rest = path.substr(kRuns.size());
-  constexpr std::string_view kEvents = "/events";
-  bool events = rest.ends_with(kEvents);
-  if (events) rest.remove_suffix(kEvents.size());
-  if (rest.empty() || rest.find('/') != std::string_view::npos) return std::nullopt;
-  return Route{events ? "/api/v1/runs/{id}/events" : "/api/v1/runs/{id}", http::verb::get,
-               std::string(rest)};
+  return MatchRunRoute(path.substr(kRuns.size()));
 }
 
 // Answers one request; false when the connection must close.
@@ -100,9 +127,10 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
   std::optional<Route> route = MatchRoute(path);
   Exchange ex{server, stream, request, route ? route->pattern : "unmatched"};
 
-  // /healthz answers load balancers without a token; everything else,
-  // unknown paths included, needs one.
-  if ((!route || route->pattern != "/healthz") && !Authorized(server, request)) {
+  // /healthz answers load balancers, and the console's files the browser,
+  // without a token (the page asks for one and sends it to the API);
+  // everything else, unknown paths included, needs one.
+  if ((!route || !route->open) && !Authorized(server, request)) {
     Response response = ErrorResponse(Unauthorized());
     response.set(http::field::www_authenticate, "Bearer");
     co_return co_await ex.Reply(std::move(response));
@@ -116,17 +144,24 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
     response.set(http::field::allow, http::to_string(route->method));
     co_return co_await ex.Reply(std::move(response));
   }
-  if (route->pattern == "/healthz") co_return co_await Health(ex);
-  if (route->pattern == "/metrics") {
+  const std::string_view pattern = route->pattern;
+  if (pattern == "/healthz") co_return co_await Health(ex);
+  if (pattern == "/" || pattern == "/ui/{file}") co_return co_await Console(ex, route->second);
+  if (pattern == "/metrics") {
     Response response{http::status::ok, 11};
     response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
     response.body() = server.metrics.Render(server.Gauges());
     co_return co_await ex.Reply(std::move(response));
   }
-  if (route->pattern == "/api/v1/chat") co_return co_await Chat(ex);
-  if (route->pattern == "/api/v1/runs") co_return co_await RunList(ex, query);
-  if (route->pattern == "/api/v1/runs/{id}") co_return co_await RunRecord(ex, route->run_id);
-  co_return co_await RunEvents(ex, route->run_id);
+  if (pattern == "/api/v1/chat") co_return co_await Chat(ex);
+  if (pattern == "/api/v1/runs") co_return co_await RunList(ex, query);
+  if (pattern == "/api/v1/conversations/{id}") co_return co_await Conversation(ex, route->id);
+  if (pattern == "/api/v1/runs/{id}") co_return co_await RunRecord(ex, route->id);
+  if (pattern == "/api/v1/runs/{id}/cancel") co_return co_await CancelRun(ex, route->id);
+  if (pattern == "/api/v1/runs/{id}/observations/{tool_call_id}") {
+    co_return co_await Observation(ex, route->id, route->second);
+  }
+  co_return co_await RunEvents(ex, route->id);
 }
 
 // Answers a request that was not (fully) read, so it has no route. The

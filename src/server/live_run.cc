@@ -70,6 +70,17 @@ void LiveRun::WhenEventAfter(std::int64_t after_id, Wake wake) {
   wake();
 }
 
+bool LiveRun::Cancel() {
+  {
+    MutexLock lock(mu_);
+    if (closed_ || sealing_) return false;
+  }
+  // Outside the lock: the stop callbacks (an HTTP transfer's abort) run
+  // on this thread and never call back into the run's stream.
+  cancel_.request_stop();
+  return true;
+}
+
 void LiveRun::set_run_id(std::string run_id) {
   MutexLock lock(mu_);
   run_id_ = std::move(run_id);

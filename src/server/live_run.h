@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,12 @@ class LiveRun {
   // thread. `wake` must be cheap and must not call back into this run.
   void WhenEventAfter(std::int64_t after_id, Wake wake);
 
+  // POST /api/v1/runs/{id}/cancel: requests the run's cancellation (its
+  // ChatRequest::cancel); false when its stream has closed or is closing
+  // (the run has ended: nothing to cancel). Safe from any thread.
+  bool Cancel();
+  std::stop_token cancel_token() const { return cancel_.get_token(); }
+
   void set_run_id(std::string run_id);
   std::string run_id() const;
   // The route as the run's `route` event named it ("DIAGNOSIS"...); empty
@@ -68,6 +75,7 @@ class LiveRun {
   std::vector<app::RunEvent> sealed_ GUARDED_BY(mu_);  // error and done, until Reveal
   bool sealing_ GUARDED_BY(mu_) = false;
   std::vector<Wake> waiters_ GUARDED_BY(mu_);
+  std::stop_source cancel_;  // thread-safe itself
 };
 
 // Runs by id, from their `run` event until they are stored.

@@ -7,41 +7,21 @@
 #include "core/json_writer.h"
 #include "server/chat_request.h"
 #include "server/exchange.h"
+#include "server/run_list_query.h"
 #include "server/sse.h"
 
 namespace diagd::server {
 namespace {
 
-constexpr auto kSseKeepAliveEvery = std::chrono::seconds(15);
 // How often a stream of a run executing elsewhere (another instance, or a
 // finished run whose record is still waiting for the store) looks again.
 constexpr auto kStoredRunPoll = std::chrono::seconds(1);
-constexpr int kDefaultListLimit = 20;
-constexpr int kMaxListLimit = 200;
 
 std::optional<std::int64_t> ParseNonNegative(std::string_view text) {
   std::int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
   return value;
-}
-
-// The `limit` of GET /api/v1/runs, or why it is no good.
-std::variant<int, ApiError> ListLimit(std::string_view query) {
-  int limit = kDefaultListLimit;
-  while (!query.empty()) {
-    std::string_view pair = query.substr(0, query.find('&'));
-    query.remove_prefix(std::min(query.size(), pair.size() + 1));
-    std::string_view key = pair.substr(0, pair.find('='));
-    if (key != "limit") return InvalidRequest("unknown query parameter");
-    auto value = pair.size() > key.size() ? ParseNonNegative(pair.substr(key.size() + 1))
-                                          : std::nullopt;
-    if (!value || *value < 1 || *value > kMaxListLimit) {
-      return InvalidRequest("limit must be an integer from 1 to 200");
-    }
-    limit = static_cast<int>(*value);
-  }
-  return limit;
 }
 
 struct Wakeup {
@@ -70,8 +50,9 @@ asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
 // Streams `live` from after `after_id` until its `done`, waking on each
 // new event, with a keep-alive comment when the run is quiet. Returns when
 // the stream is done or the client is gone; the run goes on either way.
-asio::awaitable<void> StreamLive(beast::tcp_stream& stream,
-                                 std::shared_ptr<LiveRun> live, std::int64_t after_id) {
+asio::awaitable<void> StreamLive(beast::tcp_stream& stream, std::shared_ptr<LiveRun> live,
+                                 std::int64_t after_id,
+                                 std::chrono::steady_clock::duration keepalive) {
   std::int64_t last = after_id;
   while (true) {
     LiveRun::Slice slice = live->EventsAfter(last);
@@ -82,7 +63,7 @@ asio::awaitable<void> StreamLive(beast::tcp_stream& stream,
       last = slice.events.back().id;
     }
     if (slice.closed) co_return;
-    bool woken = co_await WaitForEventAfter(*live, last, kSseKeepAliveEvery);
+    bool woken = co_await WaitForEventAfter(*live, last, keepalive);
     if (!woken && !co_await SendRaw(stream, kSseKeepAlive)) co_return;
   }
 }
@@ -139,25 +120,6 @@ Response FinalResponse(const LiveRun& live) {
   return ErrorResponse({500, "INTERNAL", "the run ended without a result"});
 }
 
-asio::awaitable<bool> StoreFailed(Exchange& ex) {
-  ApiError error{500, "STORE_UNAVAILABLE", "the run store failed; try again"};
-  Response response = ErrorResponse(error);
-  co_return co_await ex.Reply(std::move(response), true);
-}
-
-// Runs `call` (a run store call) on the store threads, never on the io
-// thread, and resumes there with its result.
-template <typename Call>
-asio::awaitable<std::invoke_result_t<Call>> OffIoThread(Server::Impl& server, Call call) {
-  std::optional<std::invoke_result_t<Call>> result;
-  auto on_store_thread = [&]() -> asio::awaitable<void> {
-    result.emplace(call());
-    co_return;
-  };
-  co_await asio::co_spawn(server.store_calls, on_store_thread, asio::use_awaitable);
-  co_return std::move(*result);
-}
-
 // The stored run, or nothing once the client has been answered why (the
 // store failed, or there is no such run) and whether its connection stays.
 struct StoredRun {
@@ -198,15 +160,23 @@ asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std:
       co_await SendRaw(ex.stream, frames);
       co_return;
     }
-    if (std::chrono::steady_clock::now() - quiet_since >= kSseKeepAliveEvery) {
+    if (std::chrono::steady_clock::now() - quiet_since >= ex.server.config.sse_keepalive) {
       if (!co_await SendRaw(ex.stream, kSseKeepAlive)) co_return;
       quiet_since = std::chrono::steady_clock::now();
     }
-    co_await Sleep(kStoredRunPoll);
+    auto poll = std::min<std::chrono::steady_clock::duration>(kStoredRunPoll,
+                                                              ex.server.config.sse_keepalive);
+    co_await Sleep(poll);
   }
 }
 
 }  // namespace
+
+asio::awaitable<bool> StoreFailed(Exchange& ex) {
+  ApiError error{500, "STORE_UNAVAILABLE", "the run store failed; try again"};
+  Response response = ErrorResponse(error);
+  co_return co_await ex.Reply(std::move(response), true);
+}
 
 asio::awaitable<bool> Chat(Exchange& ex) {
   auto parsed = ParseChatRequest(ex.request.body());
@@ -222,7 +192,8 @@ asio::awaitable<bool> Chat(Exchange& ex) {
   bool stream = ex.request[http::field::accept].find("text/event-stream") != std::string_view::npos;
   PendingAnswer pending(ex.server, stream);
   if (stream) {
-    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, 0);
+    auto keepalive = ex.server.config.sse_keepalive;
+    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, 0, keepalive);
     co_return false;
   }
   co_await WaitClosed(*live);
@@ -242,7 +213,8 @@ asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id) {
   }
   if (auto live = ex.server.live.Find(run_id)) {
     PendingAnswer pending(ex.server, true);
-    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, after);
+    auto keepalive = ex.server.config.sse_keepalive;
+    if (co_await ex.StartStream()) co_await StreamLive(ex.stream, live, after, keepalive);
     co_return false;
   }
   StoredRun stored = co_await FindStoredRun(ex, run_id);
@@ -260,12 +232,15 @@ asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id) {
 }
 
 asio::awaitable<bool> RunList(Exchange& ex, std::string_view query) {
-  auto limit = ListLimit(query);
-  if (auto* error = std::get_if<ApiError>(&limit)) co_return co_await ex.Fail(*error);
+  auto parsed = ParseRunListQuery(query);
+  if (auto* error = std::get_if<ApiError>(&parsed)) co_return co_await ex.Fail(*error);
+  const app::RunQuery& run_query = std::get<app::RunQuery>(parsed);
   app::RunStore& runs = *ex.server.service.runs;
-  auto list = co_await OffIoThread(ex.server, [&] { return runs.ListRuns(std::get<int>(limit)); });
-  if (!list) co_return co_await StoreFailed(ex);
-  Response response = JsonResponse(200, app::RunListJson(*list));
+  auto page = co_await OffIoThread(ex.server, [&] { return runs.ListRunPage(run_query); });
+  if (!page) co_return co_await StoreFailed(ex);
+  std::optional<std::string> next;
+  if (page->next) next = EncodeRunCursor(*page->next);
+  Response response = JsonResponse(200, app::RunListJson(page->runs, next));
   co_return co_await ex.Reply(std::move(response));
 }
 

@@ -12,7 +12,8 @@ namespace diagd::server {
 // writers has none) is split over several `data:` lines, as the format asks.
 std::string SseFrame(const app::RunEvent& event);
 
-// A comment line that keeps idle proxies from closing a quiet stream.
-inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";
+// A comment line that keeps idle proxies from closing a quiet stream
+// (CONTRACT.md 12.4), sent after server.sse_keepalive of quiet.
+inline constexpr std::string_view kSseKeepAlive = ": keepalive\n\n";
 
 }  // namespace diagd::server

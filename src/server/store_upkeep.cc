@@ -42,6 +42,7 @@ void StoreUpkeep::Tick() {
                                               now + service_.owner.lease);
   if (!renewed) log_.Warn("leases_not_renewed", {{"error", renewed.error().message}});
   Reclaim(now);
+  PurgeObservations(now);
   if (int stored = service_.records->FlushBacklog(); stored > 0) {
     log_.Info("runs_stored_late", {{"runs", std::int64_t{stored}}});
   }
@@ -54,6 +55,11 @@ void StoreUpkeep::Reclaim(WallTime now) {
   for (const auto& run_id : *lost) log_.Warn("run_lost", {{"run_id", run_id}});
   lost_total_ += static_cast<std::int64_t>(lost->size());
   started_.reset();  // this instance's runs left behind are ended
+}
+
+void StoreUpkeep::PurgeObservations(WallTime now) {
+  auto purged = service_.runs->PurgeObservations(now - service_.observation_retention);
+  if (purged && *purged > 0) log_.Info("observations_purged", {{"observations", *purged}});
 }
 
 void StoreUpkeep::WatchHealth() {

@@ -7,7 +7,8 @@
 //   leases of the runs it executes, ends other instances' runs whose lease
 //   ran out, and writes again the finished runs the store refused
 //   (app::RunRecordWriter's backlog), logging when the store starts and
-//   stops failing.
+//   stops failing; and deletes the tool call observations older than
+//   storage.observation_retention_days (CONTRACT.md 12.4).
 //
 // Thread safety: Start and Stop from one thread; the rest is internal.
 #pragma once
@@ -40,11 +41,15 @@ class StoreUpkeep {
 
   std::int64_t lost_total() const { return lost_total_.load(); }
 
+  // One round now, on the calling thread (tests: a purge at once).
+  void TickForTest() { Tick(); }
+
  private:
   void Loop();
   void Tick();
   void Reclaim(WallTime now);
   void WatchHealth();
+  void PurgeObservations(WallTime now);
 
   wiring::ChatService& service_;
   ServerLog& log_;

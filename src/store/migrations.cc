@@ -100,11 +100,38 @@ ALTER TABLE diagnosis_run ADD COLUMN failure_detail TEXT;
 ALTER TABLE diagnosis_run ADD COLUMN model_failures TEXT;
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// Version 5 (the web console's API, CONTRACT.md 12.4): each run's question
+// (filled in for older runs from their conversation's user turn), indexes
+// for the run list's filters, each in the list's order so a page is read
+// along an index, and the model observations of a run's executed tool
+// calls, purged after storage.observation_retention_days by `stored_at`
+// (the run's end).
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE diagnosis_run ADD COLUMN question TEXT;
+UPDATE diagnosis_run SET question = (
+  SELECT m.content FROM conversation_message m
+  WHERE m.run_id = diagnosis_run.run_id AND m.role = 'user' ORDER BY m.seq LIMIT 1);
+CREATE INDEX diagnosis_run_by_status ON diagnosis_run (status, created_at DESC, run_id DESC);
+CREATE INDEX diagnosis_run_by_route ON diagnosis_run (route, created_at DESC, run_id DESC);
+CREATE INDEX diagnosis_run_by_outcome
+  ON diagnosis_run (release_outcome, created_at DESC, run_id DESC);
+
+CREATE TABLE run_observation (
+  run_id       TEXT NOT NULL REFERENCES diagnosis_run (run_id) ON DELETE CASCADE,
+  tool_call_id TEXT NOT NULL,
+  observation  TEXT NOT NULL,
+  stored_at    TEXT NOT NULL,
+  PRIMARY KEY (run_id, tool_call_id)
+);
+CREATE INDEX run_observation_by_age ON run_observation (stored_at);
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "runs, steps, trace events and conversations", kSchemaV1},
     {2, "run event streams and failure reasons", kSchemaV2},
     {3, "run leases: the instance executing a run", kSchemaV3},
     {4, "failure details and failed model calls", kSchemaV4},
+    {5, "run questions, list indexes and model observations", kSchemaV5},
 }};
 
 static_assert(kRunStoreApplicationId == 1684627815, "kSchemaV1 writes this id");

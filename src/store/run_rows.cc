@@ -16,8 +16,9 @@ std::optional<std::string> NullWhenEmpty(const std::string& s) {
 constexpr const char* kInsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures, "
+    "question) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 // Replaces a run unless the server ended it without its result (lost with
 // its instance, abandoned at shutdown): the client was told so, and a run
 // is never finished after that. Writing the same finished run again (a
@@ -25,8 +26,9 @@ constexpr const char* kInsertRun =
 constexpr const char* kUpsertRun =
     "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
     "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures, "
+    "question) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) "
     "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
     "route = excluded.route, status = excluded.status, "
     "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
@@ -35,7 +37,7 @@ constexpr const char* kUpsertRun =
     "finished_at = excluded.finished_at, result_json = excluded.result_json, "
     "failure_reason = excluded.failure_reason, instance_id = excluded.instance_id, "
     "lease_until = excluded.lease_until, failure_detail = excluded.failure_detail, "
-    "model_failures = excluded.model_failures WHERE diagnosis_run.status = 'RUNNING' OR "
+    "model_failures = excluded.model_failures, question = excluded.question WHERE diagnosis_run.status = 'RUNNING' OR "
     "coalesce(diagnosis_run.failure_reason, '') NOT IN ('INSTANCE_LOST', 'SERVER_SHUTDOWN')";
 
 Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
@@ -61,7 +63,8 @@ Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
       .BindOptional(14, NullWhenEmpty(run.instance_id))
       .BindOptional(15, lease_until)
       .BindOptional(16, run.failure_detail)
-      .BindOptional(17, EncodeModelFailures(run.model_failures));
+      .BindOptional(17, EncodeModelFailures(run.model_failures))
+      .Bind(18, run.question);
   Status written = stmt->Run();
   if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
     return Error::FailedPrecondition("run store: create run: the run exists already");
@@ -132,7 +135,8 @@ namespace {
 Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded) {
   for (const char* sql : {"DELETE FROM agent_step WHERE run_id = ?1",
                           "DELETE FROM diagnosis_trace_event WHERE run_id = ?1",
-                          "DELETE FROM run_event WHERE run_id = ?1"}) {
+                          "DELETE FROM run_event WHERE run_id = ?1",
+                          "DELETE FROM run_observation WHERE run_id = ?1"}) {
     auto clear = db.Prepare(sql, "replace run steps and trace");
     if (!clear) return clear.error();
     if (Status cleared = clear->Bind(1, run.run_id).Run(); !cleared) {
@@ -171,7 +175,21 @@ Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChild
         .Bind(5, encoded.event_fields[i]);
     if (Status written = insert->Run(); !written) return written;
   }
-  return WriteEvents(db, run.run_id, run.events);
+  if (Status events = WriteEvents(db, run.run_id, run.events); !events) return events;
+  std::string stored_at = FormatRfc3339Millis(run.finished_at.value_or(run.created_at));
+  for (const app::StoredObservation& observation : run.observations) {
+    auto insert = db.Prepare(
+        "INSERT INTO run_observation (run_id, tool_call_id, observation, stored_at) "
+        "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_id, tool_call_id) DO NOTHING",
+        "write run observations");
+    if (!insert) return insert.error();
+    insert->Bind(1, run.run_id)
+        .Bind(2, observation.tool_call_id)
+        .Bind(3, observation.observation_json)
+        .Bind(4, stored_at);
+    if (Status written = insert->Run(); !written) return written;
+  }
+  return OkStatus();
 }
 
 Status ReadSteps(SqliteDb& db, app::RunRecord& run) {
@@ -248,8 +266,8 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
     auto stmt = db.Prepare(
         "SELECT run_id, conversation_id, route, status, internal_status, release_outcome, "
         "fallback_code, stop_reason, total_token_count, created_at, finished_at, result_json, "
-        "failure_reason, instance_id, lease_until, failure_detail, model_failures "
-        "FROM diagnosis_run WHERE run_id = ?1",
+        "failure_reason, instance_id, lease_until, failure_detail, model_failures, "
+        "coalesce(question, '') FROM diagnosis_run WHERE run_id = ?1",
         "read run");
     if (!stmt) return stmt.error();
     stmt->Bind(1, run_id);
@@ -285,6 +303,7 @@ Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::strin
     Result<std::vector<app::ModelFailure>> failures = DecodeModelFailures(stmt->Text(16));
     if (!failures) return failures.error();
     run.model_failures = std::move(*failures);
+    run.question = stmt->Text(17);
   }
   if (Status steps = ReadSteps(db, run); !steps) return steps.error();
   if (Status trace = ReadTrace(db, run); !trace) return trace.error();

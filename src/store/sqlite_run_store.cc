@@ -277,34 +277,11 @@ Result<std::vector<app::RunEvent>> SqliteRunStore::RunEvents(const std::string& 
 }
 
 Result<std::vector<app::RunSummary>> SqliteRunStore::ListRuns(int limit) {
-  if (limit < 1 || limit > kMaxListLimit) {
-    return Error::InvalidArgument("run store: the list limit must be between 1 and " +
-                                  std::to_string(kMaxListLimit));
-  }
-  MutexLock lock(mu_);
-  auto stmt = db_->Prepare(
-      "SELECT run_id, conversation_id, route, status, release_outcome, fallback_code, "
-      "created_at FROM diagnosis_run ORDER BY created_at DESC, run_id DESC LIMIT ?1",
-      "list runs");
-  if (!stmt) return stmt.error();
-  stmt->Bind(1, static_cast<std::int64_t>(limit));
-  std::vector<app::RunSummary> runs;
-  while (true) {
-    Result<bool> row = stmt->Step();
-    if (!row) return row.error();
-    if (!*row) return runs;
-    app::RunSummary summary;
-    summary.run_id = stmt->Text(0);
-    summary.conversation_id = stmt->Text(1);
-    summary.route = stmt->Text(2);
-    summary.status = stmt->Text(3);
-    summary.release_outcome = stmt->OptionalText(4);
-    summary.fallback_code = stmt->OptionalText(5);
-    Result<WallTime> created_at = ReadTime(*stmt, 6);
-    if (!created_at) return created_at.error();
-    summary.created_at = *created_at;
-    runs.push_back(std::move(summary));
-  }
+  app::RunQuery query;
+  query.limit = limit;
+  Result<app::RunPage> page = ListRunPage(query);
+  if (!page) return page.error();
+  return std::move(page->runs);
 }
 
 Status SqliteRunStore::AppendTurn(const std::string& conversation_id,

@@ -3,6 +3,7 @@
 // are chosen by configuration.
 #pragma once
 
+#include <stop_token>
 #include <string>
 
 #include "core/clock.h"
@@ -36,6 +37,16 @@ class ToolAdapter {
   // may cure; QUERY_FAILED never is.
   virtual Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
                                                         MonoTime deadline) = 0;
+  // Execute, abandoning the backend call once `cancel` is requested (then
+  // TOOL_UNAVAILABLE). Adapters whose calls can wait long override it (the
+  // HTTP documents backend aborts its transfer); by default the call runs
+  // to its end or its deadline.
+  virtual Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
+                                                                   MonoTime deadline,
+                                                                   const std::stop_token& cancel) {
+    (void)cancel;
+    return Execute(request, deadline);
+  }
 };
 
 }  // namespace diagd::tools

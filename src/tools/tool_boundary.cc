@@ -26,16 +26,17 @@ ToolBoundary::ToolBoundary(std::map<ToolName, ToolAdapter*> adapters,
 Result<AdapterOutput, AdapterFailure> ToolBoundary::RunWithRetries(ToolAdapter& adapter,
                                                                    const ToolRequest& request,
                                                                    MonoTime deadline,
+                                                                   const std::stop_token& cancel,
                                                                    int* attempts) const {
   for (int attempt = 1;; ++attempt) {
     *attempts = attempt;
-    auto output = adapter.Execute(request, deadline);
+    auto output = adapter.ExecuteCancellable(request, deadline, cancel);
     if (output) return output;
     // Only a technical failure is retried, and only while time is left: a
     // timeout has spent the deadline and a refused query will be refused again.
     auto backoff = options_.retry_backoff * attempt;
     bool retryable = output.error().code == ToolErrorCode::kToolUnavailable;
-    if (!retryable || attempt >= options_.max_attempts ||
+    if (!retryable || attempt >= options_.max_attempts || cancel.stop_requested() ||
         clock_.Monotonic() + backoff >= deadline) {
       return output;
     }
@@ -64,7 +65,8 @@ Result<ExecutedCall> ToolBoundary::Execute(const ToolCall& call, ToolBudget& bud
       adapter == adapters_.end() || adapter->second == nullptr
           ? Result<AdapterOutput, AdapterFailure>(
                 Unexpected(AdapterFailure{ToolErrorCode::kToolUnavailable, {}}))
-          : RunWithRetries(*adapter->second, call.request, start + timeout, &executed.attempts);
+          : RunWithRetries(*adapter->second, call.request, start + timeout, call.cancel,
+                           &executed.attempts);
 
   if (output && !BindToRequest(output->result, call.request, call.tool_call_id)) {
     output = Unexpected(AdapterFailure{ToolErrorCode::kToolUnavailable, {}});

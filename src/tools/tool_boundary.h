@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <stop_token>
 #include <string>
 
 #include "core/clock.h"
@@ -46,6 +47,9 @@ struct ToolCall {
   std::string tool_call_id;
   ToolRequest request;
   Scope scope;
+  // The run's cancellation: handed to the adapter (which may abandon its
+  // backend call), and no retry starts once it is requested.
+  std::stop_token cancel = {};
 };
 
 struct ExecutedCall {
@@ -70,7 +74,9 @@ class ToolBoundary {
  private:
   Result<AdapterOutput, AdapterFailure> RunWithRetries(ToolAdapter& adapter,
                                                        const ToolRequest& request,
-                                                       MonoTime deadline, int* attempts) const;
+                                                       MonoTime deadline,
+                                                       const std::stop_token& cancel,
+                                                       int* attempts) const;
 
   std::map<ToolName, ToolAdapter*> adapters_;
   CanonicalInvocationStore& store_;

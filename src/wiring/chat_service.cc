@@ -66,6 +66,8 @@ Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& confi
   service->records = std::make_unique<app::RunRecordWriter>(*service->runs);
   service->model = OpenChatModel(config);
   service->owner = std::move(owner);
+  service->observation_retention =
+      std::chrono::hours(24) * config.storage.observation_retention_days;
   service->chat = std::make_unique<app::ChatApplicationUseCase>(
       ChatDepsFor(*service, *service->model, config, clock));
   return service;

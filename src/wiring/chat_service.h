@@ -39,6 +39,9 @@ struct ChatService {
   std::unique_ptr<model::ChatModel> model;
   std::unique_ptr<app::ChatApplicationUseCase> chat;  // borrows the parts above
   RunOwner owner;
+  // storage.observation_retention_days: the server's store upkeep purges
+  // older tool call observations.
+  std::chrono::hours observation_retention{30 * 24};
 };
 
 // INVALID_ARGUMENT naming the configuration key when a part cannot be

@@ -91,6 +91,21 @@ class ScriptedRunStore final : public RunStore {
   Result<std::vector<RunSummary>> ListRuns(int limit) override {
     return ValueOr(Op::kList, std::vector<RunSummary>(static_cast<std::size_t>(limit)));
   }
+  Result<RunPage> ListRunPage(const RunQuery& query) override {
+    RunPage page;
+    page.runs.resize(static_cast<std::size_t>(query.limit));
+    return ValueOr(Op::kList, std::move(page));
+  }
+  Result<std::vector<RunSummary>> ConversationRuns(const std::string&) override {
+    return ValueOr(Op::kGet, std::vector<RunSummary>{});
+  }
+  Result<std::optional<std::string>> GetObservation(const std::string&,
+                                                    const std::string&) override {
+    return ValueOr(Op::kGet, std::optional<std::string>());
+  }
+  Result<std::int64_t> PurgeObservations(WallTime) override {
+    return ValueOr(Op::kFinish, std::int64_t{0});
+  }
   Status AppendTurn(const std::string&, const ConversationTurn&) override {
     return Outcome(Op::kAppend);
   }

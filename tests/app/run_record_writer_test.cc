@@ -85,6 +85,15 @@ class ScriptedFinishStore final : public RunStore {
     return Unused().error();
   }
   Result<std::vector<RunSummary>> ListRuns(int) override { return Unused().error(); }
+  Result<RunPage> ListRunPage(const RunQuery&) override { return Unused().error(); }
+  Result<std::vector<RunSummary>> ConversationRuns(const std::string&) override {
+    return Unused().error();
+  }
+  Result<std::optional<std::string>> GetObservation(const std::string&,
+                                                    const std::string&) override {
+    return Unused().error();
+  }
+  Result<std::int64_t> PurgeObservations(WallTime) override { return Unused().error(); }
   Status AppendTurn(const std::string&, const ConversationTurn&) override { return Unused(); }
   Result<std::vector<ConversationTurn>> RecentTurns(const std::string&, int) override {
     return Unused().error();

@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/fiber.h"
@@ -159,6 +161,63 @@ TEST(HttpClient, OnFibersTimeoutRefusalAndOversizeAreTheSameKinds) {
   EXPECT_EQ(kinds.at(slow.BaseUrl()), FailureKind::kTimeout);
   EXPECT_EQ(kinds.at("http://127.0.0.1:" + std::to_string(closed_port)), FailureKind::kConnect);
   EXPECT_EQ(kinds.at(big.BaseUrl()), FailureKind::kTooLarge);
+}
+
+// A server that holds every request for minutes, and counts them.
+struct HeldServer {
+  std::atomic<int> arrived{0};
+  LoopbackHttpServer server{[this](const LoopbackHttpServer::Request&) {
+    ++arrived;
+    return LoopbackHttpServer::Response{200, "text/plain", "late", std::chrono::minutes(10)};
+  }};
+};
+
+Request HeldRequest(const HeldServer& held, const std::stop_source& cancel) {
+  Request request;
+  request.url = held.server.BaseUrl();
+  request.timeout = std::chrono::hours(1);  // only the cancel can end it
+  request.cancel = cancel.get_token();
+  return request;
+}
+
+// Requests `cancel` once the server holds the request.
+std::thread CancelWhenHeld(HeldServer& held, std::stop_source& cancel) {
+  return std::thread([&held, &cancel] {
+    while (held.arrived.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    cancel.request_stop();
+  });
+}
+
+TEST(HttpClient, ACancelledRequestIsNeverSent) {
+  HeldServer held;
+  std::stop_source cancel;
+  cancel.request_stop();
+  auto sent = Send(HeldRequest(held, cancel));
+  ASSERT_FALSE(sent.has_value());
+  EXPECT_TRUE(sent.error().cancelled);
+  EXPECT_EQ(held.arrived.load(), 0);
+}
+
+TEST(HttpClient, ACancelAbandonsATransferInFlight) {
+  HeldServer held;
+  std::stop_source cancel;
+  std::thread canceller = CancelWhenHeld(held, cancel);
+  auto sent = Send(HeldRequest(held, cancel));
+  canceller.join();
+  ASSERT_FALSE(sent.has_value());
+  EXPECT_TRUE(sent.error().cancelled);
+  EXPECT_EQ(sent.error().kind, FailureKind::kOther);
+}
+
+TEST(HttpClient, OnFibersACancelAbandonsAParkedTransfer) {
+  HeldServer held;
+  std::stop_source cancel;
+  std::thread canceller = CancelWhenHeld(held, cancel);
+  auto results = SendOnFibers(1, [&]() -> SendResult { return Send(HeldRequest(held, cancel)); });
+  canceller.join();
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_FALSE(results[0].has_value());
+  EXPECT_TRUE(results[0].error().cancelled);
 }
 
 TEST(HttpClient, RedactsCredentialsInUrls) {

@@ -70,6 +70,20 @@ Result<std::vector<app::RunEvent>> FaultyRunStore::RunEvents(const std::string& 
 Result<std::vector<app::RunSummary>> FaultyRunStore::ListRuns(int limit) {
   DIAGD_FAULTY_CALL(StoreOp::kList, ListRuns(limit));
 }
+Result<app::RunPage> FaultyRunStore::ListRunPage(const app::RunQuery& query) {
+  DIAGD_FAULTY_CALL(StoreOp::kList, ListRunPage(query));
+}
+Result<std::vector<app::RunSummary>> FaultyRunStore::ConversationRuns(
+    const std::string& conversation_id) {
+  DIAGD_FAULTY_CALL(StoreOp::kGet, ConversationRuns(conversation_id));
+}
+Result<std::optional<std::string>> FaultyRunStore::GetObservation(
+    const std::string& run_id, const std::string& tool_call_id) {
+  DIAGD_FAULTY_CALL(StoreOp::kGet, GetObservation(run_id, tool_call_id));
+}
+Result<std::int64_t> FaultyRunStore::PurgeObservations(WallTime before) {
+  return store_->PurgeObservations(before);
+}
 Status FaultyRunStore::AppendTurn(const std::string& conversation_id,
                                   const app::ConversationTurn& turn) {
   DIAGD_FAULTY_CALL(StoreOp::kAppendTurn, AppendTurn(conversation_id, turn));

@@ -54,7 +54,14 @@ class FaultyRunStore final : public app::RunStore {
   Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;
   Result<std::vector<app::RunEvent>> RunEvents(const std::string& run_id,
                                                std::int64_t after_id) override;
-  Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
+  Result<std::vector<app::RunSummary>> ListRuns(int limit) override;  // kList
+  Result<app::RunPage> ListRunPage(const app::RunQuery& query) override;  // kList
+  // The reads of 12.4 fail and block as kGet; the purge always passes through.
+  Result<std::vector<app::RunSummary>> ConversationRuns(
+      const std::string& conversation_id) override;
+  Result<std::optional<std::string>> GetObservation(const std::string& run_id,
+                                                    const std::string& tool_call_id) override;
+  Result<std::int64_t> PurgeObservations(WallTime before) override;
   Status AppendTurn(const std::string& conversation_id, const app::ConversationTurn& turn) override;
   Result<std::vector<app::ConversationTurn>> RecentTurns(const std::string& conversation_id,
                                                          int max_turns) override;

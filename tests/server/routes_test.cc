@@ -141,7 +141,7 @@ TEST_F(RoutesTest, MalformedAndWrongRequestsGetClearJsonErrors) {
   ExpectError(server_.PostChat(R"({"message":"x","route":"sql"})"), 400, "INVALID_REQUEST");
   ExpectError(server_.PostChat(R"({"message":"x","extra":1})"), 400, "INVALID_REQUEST");
   ExpectError(server_.Get("/api/v1/nothing"), 404, "NOT_FOUND");
-  ExpectError(server_.Get("/"), 404, "NOT_FOUND");
+  ExpectError(server_.Get("/api"), 404, "NOT_FOUND");
   auto wrong_method = Request(server_.port(), "GET", "/api/v1/chat");
   ExpectError(wrong_method, 405, "METHOD_NOT_ALLOWED");
   EXPECT_EQ(wrong_method.headers.at("allow"), "POST");

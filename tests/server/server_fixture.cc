@@ -43,7 +43,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   config_.storage.runs = "sqlite:" + (dir_ / "runs.db").string();
   if (!options.model_base_url.empty()) {
     config::ModelEndpoint scripted{config::ModelProvider::kOpenAi, options.model_base_url, "",
-                                   "scripted", 30};
+                                   "scripted", options.model_timeout_seconds};
     config_.model.defaults = scripted;
     for (auto& [component, endpoint] : config_.model.per_component) endpoint = scripted;
   }
@@ -58,6 +58,12 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   config_.server.max_connections = options.max_connections;
   config_.server.shutdown_grace_seconds = options.shutdown_grace_seconds;
   config_.server.lease_seconds = options.lease_seconds;
+  config_.server.sse_keepalive = options.sse_keepalive;
+  if (!options.documents_url.empty()) {
+    config_.tools.documents.backend = config::DocumentsToolConfig::Backend::kHttp;
+    config_.tools.documents.url = options.documents_url;
+    config_.tools.documents.timeout_ms = options.documents_timeout_ms;
+  }
 
   auto service =
       wiring::OpenChatService(config_, SystemClock::Instance(), wiring::ServerRunOwner(config_));
@@ -66,6 +72,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     std::abort();
   }
   service_ = std::move(*service);
+  if (options.observation_retention) service_->observation_retention = *options.observation_retention;
   if (options.store_faults) UseFaultyStore(options.store_faults);
   if (options.model_throws) {
     throwing_model_ = std::make_unique<ThrowingModel>();

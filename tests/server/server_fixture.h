@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -36,6 +37,17 @@ struct FixtureOptions {
   // 10 ms apart, before it waits for the store's upkeep.
   std::shared_ptr<StoreFaults> store_faults;
   int lease_seconds = 30;  // the store's upkeep runs every third of it
+  // Not empty: search_documents uses the http backend at this URL, with
+  // this timeout.
+  std::string documents_url;
+  int documents_timeout_ms = 10000;
+  int model_timeout_seconds = 30;  // the scripted model's endpoint timeout
+  // When set, replaces storage.observation_retention_days (hours: tests
+  // need less than a day; zero purges each finished run's observations at
+  // the upkeep's next round).
+  std::optional<std::chrono::hours> observation_retention;
+  // CONTRACT.md 12.4's 15 s, shortened by tests.
+  std::chrono::milliseconds sse_keepalive{15000};
 };
 
 class ServerFixture {
@@ -53,6 +65,9 @@ class ServerFixture {
 
   HttpReply Get(const std::string& target, const Headers& headers = {}) const {
     return Request(port(), "GET", target, headers);
+  }
+  HttpReply Post(const std::string& target, const Headers& headers = {}) const {
+    return Request(port(), "POST", target, headers, "");
   }
   HttpReply PostChat(const std::string& body, const Headers& headers = {}) const {
     Headers with = headers;

@@ -165,7 +165,9 @@ std::optional<SseEvent> SseStream::Next(std::chrono::milliseconds timeout) {
   while (true) {
     std::size_t end;
     while ((end = buffer_.find("\n\n")) != std::string::npos) {
-      auto events = ParseSse(buffer_.substr(0, end + 2));
+      std::string block = buffer_.substr(0, end + 2);
+      if (block.starts_with(":")) comments_.push_back(block.substr(0, block.find('\n')));
+      auto events = ParseSse(block);
       buffer_.erase(0, end + 2);
       if (!events.empty()) return events.front();
     }

@@ -57,6 +57,8 @@ class SseStream {
   std::vector<SseEvent> Rest(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Drops the connection, as a client that goes away does.
   void Close();
+  // The comment lines read so far (": keepalive"), in order.
+  const std::vector<std::string>& comments() const { return comments_; }
 
  private:
   bool Fill(std::chrono::steady_clock::time_point deadline);
@@ -65,6 +67,7 @@ class SseStream {
   int status_ = 0;
   std::map<std::string, std::string> headers_;
   std::string buffer_;
+  std::vector<std::string> comments_;
 };
 
 }  // namespace diagd::server::testing

@@ -67,11 +67,12 @@ TEST_F(MigrationsTest, FreshDatabaseGetsEveryStepAndTheContractTables) {
   EXPECT_EQ(Column(*db, "SELECT version || ' ' || applied_at FROM schema_migrations"),
             (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z",
                                       "3 2026-11-29T10:30:00.000Z",
-                                      "4 2026-11-29T10:30:00.000Z"}));
+                                      "4 2026-11-29T10:30:00.000Z",
+                                      "5 2026-11-29T10:30:00.000Z"}));
   EXPECT_EQ(Column(*db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
             (std::vector<std::string>{"agent_step", "conversation", "conversation_message",
                                       "diagnosis_run", "diagnosis_trace_event", "run_event",
-                                      "schema_migrations"}));
+                                      "run_observation", "schema_migrations"}));
   EXPECT_EQ(Column(*db, "PRAGMA journal_mode"), (std::vector<std::string>{"wal"}));
   EXPECT_EQ(Column(*db, "PRAGMA application_id"),
             (std::vector<std::string>{std::to_string(kRunStoreApplicationId)}));
@@ -101,7 +102,7 @@ TEST_F(MigrationsTest, ReopeningKeepsDataAndAppliesNothingAgain) {
   EXPECT_EQ(turns->size(), 1u);
   auto db = RawDb(File());
   EXPECT_EQ(Column(*db, "SELECT applied_at FROM schema_migrations"),
-            (std::vector<std::string>(4, "2026-11-29T10:30:00.000Z")));
+            (std::vector<std::string>(5, "2026-11-29T10:30:00.000Z")));
 }
 
 TEST_F(MigrationsTest, AVersionOneStoreUpgradesKeepingItsRuns) {
@@ -125,6 +126,36 @@ TEST_F(MigrationsTest, AVersionOneStoreUpgradesKeepingItsRuns) {
   EXPECT_TRUE(events->empty());
 }
 
+TEST_F(MigrationsTest, AVersionFourStoreGetsItsQuestionsFromTheConversation) {
+  auto db = RawDb(File());
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(ApplyMigrations(*db, RunStoreMigrations().first(4), clock_));
+  ASSERT_TRUE(db->Exec("INSERT INTO diagnosis_run (run_id, conversation_id, route, status, "
+                       "internal_status, created_at) VALUES ('old', 'c', 'DIAGNOSIS', "
+                       "'SUCCEEDED', 'COMPLETED', '2026-11-29T10:00:00.000Z'), ('lone', 'd', "
+                       "'DIAGNOSIS', 'FAILED', 'FAILED', '2026-11-29T10:01:00.000Z'); "
+                       "INSERT INTO conversation VALUES ('c', '2026-11-29T10:00:00.000Z'); "
+                       "INSERT INTO conversation_message VALUES ('c', 1, 'user', 'why 500?', "
+                       "'old', '2026-11-29T10:00:00.000Z'), ('c', 2, 'assistant', 'because', "
+                       "'old', '2026-11-29T10:00:01.000Z')",
+                       "test insert"));
+  db.reset();
+  auto store = SqliteRunStore::Open(Url(), clock_);
+  ASSERT_TRUE(store) << store.error().ToString();
+  auto old_run = (*store)->GetRun("old");
+  ASSERT_TRUE(old_run && old_run->has_value());
+  EXPECT_EQ((*old_run)->question, "why 500?");
+  auto lone = (*store)->GetRun("lone");
+  ASSERT_TRUE(lone && lone->has_value());
+  EXPECT_EQ((*lone)->question, "");
+  app::RunQuery query;
+  query.question_contains = "500";
+  auto page = (*store)->ListRunPage(query);
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->runs.size(), 1u);
+  EXPECT_EQ(page->runs[0].run_id, "old");
+}
+
 TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
   {
     auto store = SqliteRunStore::Open(Url(), clock_);
@@ -146,6 +177,7 @@ TEST_F(MigrationsTest, ReopeningAppliesOnlyTheMissingSteps) {
             (std::vector<std::string>{"1 2026-11-29T10:30:00.000Z", "2 2026-11-29T10:30:00.000Z",
                                       "3 2026-11-29T10:30:00.000Z",
                                       "4 2026-11-29T10:30:00.000Z",
+                                      "5 2026-11-29T10:30:00.000Z",
                                       std::to_string(next) + " 2026-11-29T10:31:00.000Z"}));
   EXPECT_EQ(Column(*db, "SELECT count(*) FROM run_label"), (std::vector<std::string>{"0"}));
   EXPECT_EQ(Column(*db, "SELECT run_id FROM diagnosis_run"), (std::vector<std::string>{"run-1"}));

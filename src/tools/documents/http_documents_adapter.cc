@@ -32,6 +32,11 @@ HttpDocumentsAdapter::HttpDocumentsAdapter(HttpDocumentsOptions options, const C
 
 Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::Execute(const ToolRequest& request,
                                                                     MonoTime deadline) {
+  return ExecuteCancellable(request, deadline, {});
+}
+
+Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::ExecuteCancellable(
+    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* documents = std::get_if<DocumentsRequest>(&request);
   if (documents == nullptr) {
     return Fail(ToolErrorCode::kQueryFailed, "not a search_documents request");
@@ -47,6 +52,7 @@ Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::Execute(const ToolRe
   call.body = RequestBody(documents->query);
   call.timeout = std::min(options_.timeout, left);
   call.connect_timeout = std::min(kConnectTimeout, call.timeout);
+  call.cancel = cancel;
 
   auto response = http::Send(call);
   if (!response) {

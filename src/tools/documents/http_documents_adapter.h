@@ -34,6 +34,11 @@ class HttpDocumentsAdapter final : public ToolAdapter {
   // `raw_response` is the upstream body as received.
   Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
                                                 MonoTime deadline) override;
+  // The request is abandoned (its transfer aborted) once `cancel` is
+  // requested: TOOL_UNAVAILABLE.
+  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
+                                                           MonoTime deadline,
+                                                           const std::stop_token& cancel) override;
 
  private:
   const HttpDocumentsOptions options_;

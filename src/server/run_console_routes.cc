@@ -1,0 +1,63 @@
+// The routes of CONTRACT.md 12.4 beside the run list (exchange.h): a
+// conversation's runs, a tool call's stored observation, and the cancel of
+// a run executing here. Store calls run off the io thread (OffIoThread).
+#include "app/run_record_json.h"
+#include "core/json_writer.h"
+#include "server/exchange.h"
+
+namespace diagd::server {
+
+asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id) {
+  app::RunStore& runs = *ex.server.service.runs;
+  auto found = co_await OffIoThread(ex.server,
+                                    [&] { return runs.ConversationRuns(conversation_id); });
+  if (!found) co_return co_await StoreFailed(ex);
+  if (found->empty()) {
+    ApiError error = NotFound("no such conversation");
+    co_return co_await ex.Fail(error);
+  }
+  Response response = JsonResponse(200, app::ConversationJson(conversation_id, *found));
+  co_return co_await ex.Reply(std::move(response));
+}
+
+asio::awaitable<bool> Observation(Exchange& ex, const std::string& run_id,
+                                  const std::string& tool_call_id) {
+  app::RunStore& runs = *ex.server.service.runs;
+  auto found = co_await OffIoThread(ex.server,
+                                    [&] { return runs.GetObservation(run_id, tool_call_id); });
+  if (!found) co_return co_await StoreFailed(ex);
+  if (!found->has_value()) {
+    // Unknown, a rejected request (it never ran), still running (stored
+    // with the finished run), or past storage.observation_retention_days.
+    ApiError error = NotFound("no stored observation for this run and tool call");
+    co_return co_await ex.Fail(error);
+  }
+  // Stored as the model got it: one JSON object, sent as it is.
+  Response response = JsonResponse(200, std::move(**found));
+  co_return co_await ex.Reply(std::move(response));
+}
+
+asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id) {
+  if (auto live = ex.server.live.Find(run_id); live != nullptr && live->Cancel()) {
+    ex.server.log.Info("run_cancel_requested", {{"run_id", run_id}});
+    json::JsonWriter body(96);
+    body.BeginObject().Key("run_id").String(run_id).Key("cancel").String("ACCEPTED").EndObject();
+    Response response = JsonResponse(202, body.Take());
+    co_return co_await ex.Reply(std::move(response));
+  }
+  // Not executing here: ended (or ending), unknown, or executing on another
+  // instance, which this instance cannot reach yet (docs/server.md).
+  app::RunStore& runs = *ex.server.service.runs;
+  auto stored = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
+  if (!stored) co_return co_await StoreFailed(ex);
+  if (!stored->has_value()) {
+    ApiError error = NotFound("no such run");
+    co_return co_await ex.Fail(error);
+  }
+  ApiError error = NotRunning((*stored)->status == "RUNNING"
+                                  ? "the run is not executing on this instance"
+                                  : "the run has ended");
+  co_return co_await ex.Fail(error);
+}
+
+}  // namespace diagd::server
