@@ -5,6 +5,7 @@
 #include "app/run_event_recorder.h"
 #include "app/run_failure.h"
 #include "core/ids.h"
+#include "release/release_messages.h"
 #include "release/safe_fallback.h"
 
 namespace diagd::app {
@@ -167,6 +168,9 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
     // Stopped by an operator, whatever the route: not a failure to explain.
     statuses.internal_status = "STOPPED";
     statuses.stop_reason = harness::StopReasonString(harness::StopReason::kCancelled);
+    if (result.fallback) {
+      result.fallback->limitations.push_back(release::CancelledSentence(deps_.language));
+    }
   } else if (statuses.status == "FAILED") {
     FailureEvidence evidence{route_error ? &*route_error : nullptr, run.ledger().Failures(),
                              &result.process, run.budget().TimeLeft().count() == 0};

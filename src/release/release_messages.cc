@@ -97,6 +97,13 @@ std::string UnpublishedFindingsSentence(std::size_t count, config::Language lang
   return "有 " + std::to_string(count) + " 条发现无法与本次查询结果核对，没有发布。";
 }
 
+std::string CancelledSentence(config::Language language) {
+  return English(language)
+             ? "The investigation was cancelled before it finished; only what it checked until "
+               "then is shown."
+             : "本次排查在完成前被取消，只列出了取消前已检查的内容。";
+}
+
 std::string FactsCutSentence(std::size_t shown, config::Language language) {
   return English(language)
              ? "Only the first " + std::to_string(shown) + " observed facts are listed."

@@ -36,6 +36,10 @@ std::string UnpublishedFindingsSentence(std::size_t count, config::Language lang
 // Observed facts were cut to `shown`.
 std::string FactsCutSentence(std::size_t shown, config::Language language);
 
+// CONTRACT.md 12.4: the run was cancelled before it finished, so only what
+// it checked before then is shown.
+std::string CancelledSentence(config::Language language);
+
 // CONTRACT.md 12.1: what failed, in plain words, for a FAILED fallback's
 // limitations: "模型服务拒绝了请求（HTTP 400）……" / "The model service refused
 // the request (HTTP 400)...". `http_status` 0 when there was none.

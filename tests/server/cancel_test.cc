@@ -94,6 +94,9 @@ TEST(CancelTest, CancellingMidModelCallReleasesTheCheckedFactsAndCallsTheModelNo
   EXPECT_EQ(finished.result.at("release_outcome"), "FALLBACK");
   EXPECT_EQ(finished.result.at("fallback").at("code"), "INSUFFICIENT_EVIDENCE");
   EXPECT_FALSE(finished.result.at("fallback").at("observed_facts").as_array().empty());
+  std::string limitations =
+      boost::json::serialize(finished.result.at("fallback").at("limitations"));
+  EXPECT_NE(limitations.find("被取消"), std::string::npos) << limitations;
   EXPECT_EQ(finished.record.at("stop_reason"), "CANCELLED");
   EXPECT_EQ(finished.record.at("internal_status"), "STOPPED");
   EXPECT_EQ(finished.record.at("status"), "SUCCEEDED");
