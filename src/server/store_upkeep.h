@@ -41,9 +41,6 @@ class StoreUpkeep {
 
   std::int64_t lost_total() const { return lost_total_.load(); }
 
-  // One round now, on the calling thread (tests: a purge at once).
-  void TickForTest() { Tick(); }
-
  private:
   void Loop();
   void Tick();

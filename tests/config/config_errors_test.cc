@@ -114,6 +114,7 @@ INSTANTIATE_TEST_SUITE_P(
         std::tuple("server", "max_body_bytes"), std::tuple("server", "max_header_bytes"),
         std::tuple("server", "max_connections"), std::tuple("server", "shutdown_grace_seconds"),
         std::tuple("storage", "canonical_ttl_seconds"),
+        std::tuple("storage", "observation_retention_days"),
         std::tuple("model", "timeout_seconds"),
         std::tuple("model.evidence_repair", "timeout_seconds"),
         std::tuple("harness", "no_gain_threshold"),

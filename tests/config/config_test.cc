@@ -106,6 +106,7 @@ TEST(Config, DefaultsWithNoFile) {
   EXPECT_EQ(config.storage.runs, "sqlite:/etc/diagd/data/diagd.db");
   EXPECT_EQ(config.storage.canonical, "memory:");
   EXPECT_EQ(config.storage.canonical_ttl_seconds, 3600);
+  EXPECT_EQ(config.storage.observation_retention_days, 30);
   EXPECT_EQ(config.model.defaults.provider, ModelProvider::kOpenAi);
   EXPECT_EQ(config.model.defaults.base_url, "http://127.0.0.1:8000/v1");
   EXPECT_EQ(config.model.defaults.api_key, "");
@@ -181,6 +182,7 @@ shutdown_grace_seconds = 5
 runs = "postgresql://diagd:pw@db.internal:5432/diagd"
 canonical = "redis://cache.internal:6380/2"
 canonical_ttl_seconds = 600
+observation_retention_days = 7
 [model]
 provider = "offline"
 timeout_seconds = 5
@@ -226,6 +228,7 @@ max_cell_chars = 64
   EXPECT_EQ(config.storage.runs, "postgresql://diagd:pw@db.internal:5432/diagd");
   EXPECT_EQ(config.storage.canonical, "redis://cache.internal:6380/2");
   EXPECT_EQ(config.storage.canonical_ttl_seconds, 600);
+  EXPECT_EQ(config.storage.observation_retention_days, 7);
   EXPECT_EQ(config.model.For(ModelComponent::kDiagnosisAgent).provider, ModelProvider::kOffline);
   EXPECT_EQ(config.model.For(ModelComponent::kDiagnosisAgent).timeout_seconds, 5);
   EXPECT_EQ(config.harness.no_gain_threshold, 1);
