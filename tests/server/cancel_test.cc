@@ -38,7 +38,7 @@ std::string LogsCall(const std::string& query) {
 // Waits (a bounded poll, not a timed assertion) until `ready` holds.
 template <typename Ready>
 bool WaitFor(Ready ready) {
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < 6000; ++i) {  // up to a minute on a busy machine
     if (ready()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
