@@ -13,11 +13,15 @@ function completion(message) {
   });
 }
 
-export function toolCalls(calls) {
+// `previous`: the tool call id whose result the model grades as a gain
+// (the progress protocol asks for it from the second call on).
+export function toolCalls(calls, previous = null) {
   return {
     role: "assistant", content: null,
     tool_calls: calls.map(([id, name, input]) => ({
-      id, type: "function", function: { name, arguments: JSON.stringify({ input }) },
+      id, type: "function", function: { name, arguments: JSON.stringify(previous
+        ? { input, previous_observation: { tool_call_id: previous, information_gain: "GAINED" } }
+        : { input }) },
     })),
   };
 }
