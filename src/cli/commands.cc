@@ -115,19 +115,26 @@ int Ask(const AskOptions& options) {
   return AskWith(*config, options);
 }
 
-int Serve(const std::optional<std::string>& config_path) {
-  auto config = LoadConfig(config_path);
-  if (!config) return UsageError(config.error().message);
+namespace {
+
+// Serves `config` until SIGTERM or SIGINT; with `print_url` the console's
+// address goes to stderr once the server listens.
+int ServeWith(const config::Config& config, bool print_url) {
   auto service =
-      wiring::OpenChatService(*config, SystemClock::Instance(), wiring::ServerRunOwner(*config));
+      wiring::OpenChatService(config, SystemClock::Instance(), wiring::ServerRunOwner(config));
   if (!service) return UsageError(service.error().message);
-  auto listen = config::ParseListenAddress(config->server.listen);
+  auto listen = config::ParseListenAddress(config.server.listen);
   if (!listen) return UsageError("server.listen: not host:port");
   server::ServerLog log(std::cerr);
-  auto server = server::Server::Start({config->server, *listen, **service, log});
+  auto server = server::Server::Start({config.server, *listen, **service, log});
   if (!server) {
     std::cerr << "diagd: " << server.error().message << "\n";
     return server.error().code == ErrorCode::kFailedPrecondition ? kExitUsage : kExitFailed;
+  }
+  if (print_url) {
+    bool v6 = listen->host.find(':') != std::string::npos;
+    std::cerr << "console: http://" << (v6 ? "[" + listen->host + "]" : listen->host) << ":"
+              << listen->port << "/ (Ctrl-C stops the server)\n";
   }
   int abandoned = (*server)->Run(/*handle_signals=*/true);
   if (abandoned > 0) {
@@ -138,6 +145,14 @@ int Serve(const std::optional<std::string>& config_path) {
     std::_Exit(kExitOk);
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int Serve(const std::optional<std::string>& config_path) {
+  auto config = LoadConfig(config_path);
+  if (!config) return UsageError(config.error().message);
+  return ServeWith(*config, /*print_url=*/false);
 }
 
 int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id) {
@@ -178,11 +193,16 @@ int RunsList(const std::optional<std::string>& config_path, int limit) {
   return kExitOk;
 }
 
-int Demo(bool json) {
+int Demo(bool json, bool serve) {
   auto dir = FindDemo();
   if (!dir) return UsageError("the demo workspace (examples/demo) was not found; set DIAGD_DEMO_DIR");
   auto config = config::LoadConfigFile(*dir / "diagd.toml", config::ProcessEnvironment());
   if (!config) return UsageError(config.error().message);
+  if (serve) {
+    std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n"
+              << "ask it: " << kDemoQuestion << "\n";
+    return ServeWith(*config, /*print_url=*/true);
+  }
   std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n"
             << "question: " << kDemoQuestion << "\n";
   AskOptions options;

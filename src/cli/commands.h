@@ -26,8 +26,9 @@ int Ask(const AskOptions& options);
 int Serve(const std::optional<std::string>& config_path);
 int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id);
 int RunsList(const std::optional<std::string>& config_path, int limit);
-// Runs the bundled demo workspace's sample question.
-int Demo(bool json);
+// Runs the bundled demo workspace's sample question; with `serve`, serves
+// the demo workspace instead (the web console's URL on stderr).
+int Demo(bool json, bool serve);
 
 struct CheckOptions {
   std::optional<std::string> config_path;  // --config, else DIAGD_CONFIG, else defaults

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run the sample question over the bundled demo workspace");
   demo->add_flag("--json", demo_json, "Print exactly one JSON document on stdout");
+  bool demo_serve = false;
+  demo->add_flag("--serve", demo_serve,
+                 "Serve the demo workspace (the web console at http://127.0.0.1:8080/) instead");
 
   CheckOptions check;
   auto* check_cmd =
@@ -60,7 +63,7 @@ int main(int argc, char** argv) {
   if (serve->parsed()) return Serve(serve_config);
   if (show->parsed()) return RunsShow(runs_config, run_id);
   if (list->parsed()) return RunsList(runs_config, limit);
-  if (demo->parsed()) return Demo(demo_json);
+  if (demo->parsed()) return Demo(demo_json, demo_serve);
   if (check_cmd->parsed()) {
     check.probe_models = !no_model;
     return Check(check);
