@@ -30,6 +30,10 @@ function renderHeader() {
   select.addEventListener("change", () => {
     setLang(select.value);
     renderHeader();
+    // A view with a run still streaming keeps its words until it ends;
+    // any other is drawn again in the new language.
+    if (thread && thread.busy) return;
+    thread = null;
     route();
   });
   header.append(
@@ -246,6 +250,25 @@ function askView({ conversationId = null } = {}) {
   return { attach, setConversation, textarea, local };
 }
 
+// The conversation's runs before this one, as links to their pages.
+async function earlierTurns(record, turns) {
+  let conversation;
+  try {
+    conversation = await apiJson(`/api/v1/conversations/${encodeURIComponent(record.conversation_id)}`);
+  } catch { return; }
+  const earlier = [];
+  for (const run of conversation.runs) {
+    if (run.run_id === record.run_id) break;
+    earlier.push(run);
+  }
+  if (earlier.length === 0) return;
+  turns.prepend(h("nav", { class: "earlier", "aria-label": t("earlier") },
+    h("h2", {}, t("earlier")),
+    h("ol", {}, earlier.map((run) => h("li", {},
+      h("a", { href: `#/runs/${encodeURIComponent(run.run_id)}` }, run.question || run.run_id),
+      h("span", { class: "meta" }, ` ${run.release_outcome ?? ""}`))))));
+}
+
 // #/runs/ID: the run's turn in its conversation, live when it still runs,
 // with its details open.
 async function runView(runId) {
@@ -262,6 +285,7 @@ async function runView(runId) {
   }
   placeholder.remove();
   ask.setConversation(record.conversation_id);
+  earlierTurns(record, view.querySelector(".thread"));
   const turn = createTurn(record.question ?? "", {
     startedAt: Date.parse(record.created_at) || Date.now(), detailsOpen: true });
   ask.attach(turn);
@@ -290,7 +314,7 @@ function route() {
   const run = hash.match(/^#\/runs\/([^/?]+)$/);
   if (run) {
     const id = decodeURIComponent(run[1]);
-    if (thread && thread.turns.has(id) && view.querySelector(".thread") && !route.force) return;
+    if (thread && thread.turns.has(id) && view.querySelector(".thread")) return;
     runView(id);
   } else if (hash.startsWith("#/history")) {
     closeStreams();

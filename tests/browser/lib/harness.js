@@ -80,8 +80,13 @@ export async function startDiagd({ modelUrl = null, authTokens = [], extraLogs =
       return fetch(base + route, { ...options, headers });
     },
     async stop() {
+      // SIGTERM lets a run still going finish (up to the grace period): a
+      // test's leftover slow run is not worth waiting for.
+      const exited = new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on("exit", resolve)));
       child.kill("SIGTERM");
-      await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on("exit", resolve)));
+      const late = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(late);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -21,20 +21,24 @@ export async function startDroppingProxy(target, { cutAfter = 3, refuseResumes =
     const upstream = http.request(url, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode, answer.headers);
       const cutting = url.pathname === "/api/v1/chat" && String(answer.headers["content-type"]).includes("event-stream");
-      let text = "";
+      let text = Buffer.alloc(0);
+      let cut = false;
       answer.on("data", (chunk) => {
+        if (cut) return;
         if (!cutting) { res.write(chunk); return; }
-        text += chunk.toString("utf8");
+        const already = text.length;
+        text = Buffer.concat([text, chunk]);
         const at = text.indexOf(`id: ${cutAfter + 1}\n`);
         if (at < 0) { res.write(chunk); return; }
-        // Passes what came before the next event, then drops the connection.
-        const before = Buffer.byteLength(text.slice(0, at)) - (Buffer.byteLength(text) - chunk.length);
-        if (before > 0) res.write(chunk.subarray(0, before));
+        // Passes what came before the next event, then drops the connection
+        // (after those bytes are out: no chunked end, so the page sees a cut).
+        cut = true;
         seen.cuts += 1;
+        if (at > already) res.write(chunk.subarray(0, at - already));
         answer.destroy();
-        res.socket.destroy();
+        res.socket.end();
       });
-      answer.on("end", () => res.end());
+      answer.on("end", () => { if (!cut) res.end(); });
     });
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);

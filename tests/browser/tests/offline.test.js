@@ -81,6 +81,12 @@ test("a fallback in plain words, then a follow-up in the same conversation", asy
   const two = await (await diagd.api(`/api/v1/runs/${secondRun}`)).json();
   assert.equal(two.conversation_id, one.conversation_id, "the follow-up joined the conversation");
   await screenshot(page, "follow-up");
+
+  // The follow-up's own page lists the conversation's earlier question.
+  await page.reload();
+  await page.locator("nav.earlier a").waitFor();
+  assert.equal(await page.locator("nav.earlier a").getAttribute("href"), `#/runs/${firstRun}`);
+  await page.locator("article.turn .answer").waitFor();
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -113,6 +119,14 @@ test("Chinese through an input method: Enter while composing does not send", asy
   await lastTurn(page).locator(".answer").waitFor();
   assert.equal(chats, 1);
   await screenshot(page, "chinese-chat");
+
+  // The switch on the page: English, kept across a reload.
+  await page.selectOption("#lang", "en");
+  await page.locator("article.turn .answer").waitFor();
+  assert.equal(await page.locator("#send").textContent(), "Send");
+  assert.equal(await page.locator("#nav-history").textContent(), "History");
+  await page.reload();
+  assert.equal(await page.locator("#send").textContent(), "Send");
   await context.close();
 });
 

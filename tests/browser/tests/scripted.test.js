@@ -83,17 +83,24 @@ test("Stop cancels a run mid-investigation: a fallback from what it checked", as
   await context.close();
 });
 
-test("a stream dropped mid-run resumes with Last-Event-ID after a backoff, every step once", async () => {
+test("a stream dropped mid-run resumes with Last-Event-ID after a backoff, every step once", async (t) => {
   plan = "slow";
   delayMs = 400;
   const proxy = await startDroppingProxy(diagd.base, { cutAfter: 3, refuseResumes: 1 });
+  t.after(() => proxy.close());
   const { page, context, errors, requests } = await openPage(proxy.base, { locale: "en-US" });
   await page.goto(`${proxy.base}/`);
   await ask(page, "payment-service 为什么超时？（断线）");
   const turn = page.locator("article.turn").last();
   await turn.locator(".diagnosis").waitFor({ timeout: 20000 });
   assert.equal(proxy.seen.cuts, 1);
-  assert.deepEqual(proxy.seen.resumes, ["3", "3"], "refused once, then resumed after event 3");
+  // Resumed after the last event the page got before the cut (3, or 2 when
+  // the browser dropped the cut's last bytes with the error), refused
+  // once and asked again with the same id.
+  const resumes = proxy.seen.resumes;
+  assert.equal(resumes.length, 2, String(resumes));
+  assert.equal(resumes[0], resumes[1]);
+  assert.ok(["2", "3"].includes(resumes[0]), String(resumes));
   assert.deepEqual(await indexes(turn), ["1", "2", "3"], "each step once, in order");
   const statuses = await turn.locator("tr.progress-row").evaluateAll((trs) => trs.map((tr) => tr.dataset.status));
   assert.ok(statuses.every((s) => s === "EVIDENCE_FOUND" || s === "NO_EVIDENCE"), String(statuses));
@@ -104,7 +111,6 @@ test("a stream dropped mid-run resumes with Last-Event-ID after a backoff, every
   // The browser itself logs the cut and the refusal; the page logs nothing.
   assert.deepEqual(errors.filter((e) => !/502|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)), []);
   await context.close();
-  await proxy.close();
 });
 
 test("a reload of a live run's page resumes it", async () => {
