@@ -2,7 +2,7 @@
 // status and failure, stop reason, tokens by component and the ledger's
 // reconciliation, the release decision, the trace as a timeline picture
 // and as a table, and the raw record.
-import { h, s, clear } from "./dom.js";
+import { h, s, clear, append } from "./dom.js";
 import { t } from "./i18n.js";
 import { apiJson } from "./api.js";
 
@@ -79,8 +79,9 @@ function timeline(trace) {
       s("title", {}, `${bar.label}: ${duration}${extra ? `, ${extra}` : ""}`),
       s("text", { x: left - 6, y: y + 15, "text-anchor": "end", class: "bar-label" }, bar.label),
       s("rect", { x, y: y + 3, width: w, height: rowHeight - 8, rx: 3 }),
-      s("text", { x: Math.min(x + w + 4, width - right - 90), y: y + 15, class: "bar-value" },
-        `${duration}${extra ? ` · ${extra}` : ""}`));
+      // The value right of its bar, or left of it when the bar ends late.
+      x + w + 150 < width ? s("text", { x: x + w + 4, y: y + 15, class: "bar-value" }, `${duration}${extra ? ` · ${extra}` : ""}`)
+        : s("text", { x: x - 4, y: y + 15, "text-anchor": "end", class: "bar-value" }, `${duration}${extra ? ` · ${extra}` : ""}`));
     svg.append(g);
   });
   const axisY = top + bars.length * rowHeight + 8;
@@ -115,7 +116,7 @@ export async function renderDetails(runId, container) {
   const trace = record.trace || [];
   const finished = (trace.find((e) => e.type === "RUN_FINISHED") || {}).fields;
   const release = (trace.find((e) => e.type === "RELEASE_DECIDED") || {}).fields;
-  body.append(
+  append(body, [
     h("dl", { class: "facts" },
       field(t("run_id"), record.run_id, "run-id"),
       field(t("conversation"), record.conversation_id),
@@ -141,5 +142,5 @@ export async function renderDetails(runId, container) {
     h("section", { class: "timeline-section" }, h("h4", {}, t("timeline")), timeline(trace)),
     h("details", { class: "trace-table" }, h("summary", {}, t("trace")), traceTable(trace)),
     h("details", { class: "raw" }, h("summary", {}, t("raw_record")),
-      h("pre", {}, JSON.stringify(record, null, 2))));
+      h("pre", {}, JSON.stringify(record, null, 2)))]);
 }

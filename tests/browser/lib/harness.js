@@ -122,9 +122,12 @@ export async function openPage(base, { locale = "zh-CN", colorScheme = "light", 
   return { page, context, requests, dialogs, errors };
 }
 
-export async function screenshot(page, name) {
+// The whole page as <name>.png; with `part` (a locator), also that part
+// alone as <name>-part.png (small: the pictures docs/console.md shows).
+export async function screenshot(page, name, part = null) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (part) await part.screenshot({ path: path.join(SCREENSHOTS, `${name}-part.png`) });
 }
 
 // Waits for `predicate` (async) to hold, polling; for server-side state.

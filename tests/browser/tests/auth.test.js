@@ -18,7 +18,7 @@ test("a token prompt: asked on a 401, asked again after a wrong one, kept for th
   const dialog = page.locator("dialog.token-dialog");
   await dialog.waitFor();
   assert.match(await dialog.textContent(), /needs an access token/);
-  await screenshot(page, "token-prompt");
+  await screenshot(page, "token-prompt", dialog);
   await page.fill("#token-input", "wrong");
   await page.press("#token-input", "Enter");
   await page.locator("dialog.token-dialog .warn").waitFor();

@@ -46,7 +46,7 @@ test("ask: a diagnosis streams in, each quote opens its observation highlighted,
   await mark.waitFor();
   const marked = await mark.textContent();
   assert.ok(marked === quoteText || marked === JSON.stringify(quoteText).slice(1, -1), `${marked} vs ${quoteText}`);
-  await screenshot(page, "observation");
+  await screenshot(page, "observation", page.locator("dialog.observation"));
   await page.keyboard.press("Escape");
 
   await screenshot(page, "diagnosis");
@@ -68,7 +68,7 @@ test("a fallback in plain words, then a follow-up in the same conversation", asy
   assert.match(await first.locator(".fallback .plain").textContent(), /evidence/);
   assert.ok(await first.locator(".checked-section tr").count() >= 2, "what was checked");
   assert.ok(await first.locator(".observed-facts li").count() >= 1, "observed facts");
-  await screenshot(page, "fallback");
+  await screenshot(page, "fallback", first.locator(".fallback"));
 
   const firstRun = await first.getAttribute("data-run-id");
   assert.equal(await page.locator("label[for=question]").textContent(), "Follow-up in this conversation");
@@ -151,7 +151,7 @@ test("history: filters and search find runs, a run opens its page with the timel
   await page.selectOption("#filter-route", "diagnosis");
   await page.click(".filters button[type=submit]");
   await page.waitForFunction(() => [...document.querySelectorAll("tr.run-row")].length === 1);
-  await screenshot(page, "history");
+  await screenshot(page, "history", page.locator("main"));
 
   await page.click("tr.run-row a");
   const details = page.locator("details.run-details[open]");
@@ -164,7 +164,7 @@ test("history: filters and search find runs, a run opens its page with the timel
   assert.match(await details.locator(".reconciliation").textContent(), /reconciled/);
   assert.match(await details.locator(".release").textContent(), /evidence_guard/);
   await page.locator("svg.timeline").scrollIntoViewIfNeeded();
-  await screenshot(page, "run-page");
+  await screenshot(page, "run-page", details.locator(".timeline-section"));
   assert.deepEqual(errors, []);
   await context.close();
 });

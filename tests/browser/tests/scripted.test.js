@@ -66,6 +66,7 @@ test("Stop cancels a run mid-investigation: a fallback from what it checked", as
   const turn = page.locator("article.turn").last();
   await turn.locator("tr.progress-row").first().waitFor();
   assert.equal(await turn.locator("button.stop").isEnabled(), true);
+  await screenshot(page, "live", turn);
   const clock = await turn.locator(".clock").textContent();
   await page.waitForTimeout(250);
   assert.notEqual(await turn.locator(".clock").textContent(), clock, "the clock runs");
@@ -78,7 +79,7 @@ test("Stop cancels a run mid-investigation: a fallback from what it checked", as
   await turn.locator("details.run-details summary").click();
   await turn.locator(".stop-reason").waitFor();
   assert.equal(await turn.locator(".stop-reason").textContent(), "CANCELLED");
-  await screenshot(page, "cancelled");
+  await screenshot(page, "cancelled", turn.locator(".fallback .plain, .fallback .checked-section").first());
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -147,7 +148,7 @@ test("text from a log line and a model is shown as text, never as HTML", async (
   await page.locator("dialog.observation mark").waitFor();
   assert.equal(await page.locator("dialog.observation mark").textContent(), XSS);
   assert.match(await page.locator(".observation-text").textContent(), /<img src=x onerror=alert\(1\)> request failed/);
-  await screenshot(page, "xss-as-text");
+  await screenshot(page, "xss-as-text", page.locator("dialog.observation"));
   assert.equal(await page.locator("img").count(), 0, "no image element was made");
   await page.waitForTimeout(200);
   assert.deepEqual(dialogs, [], "no alert fired");
