@@ -1,6 +1,7 @@
 // The runs list (GET /api/v1/runs): filters by outcome, route and status,
 // search in questions, and pages with the `before` cursor. The filters live
-// in the hash (#/history?outcome=FALLBACK&q=...) so a reload keeps them.
+// in the hash (#/history?outcome=FALLBACK&q=...) so a reload keeps them;
+// `limit` there sets the page size (default 20).
 import { h, clear } from "./dom.js";
 import { t } from "./i18n.js";
 import { apiJson } from "./api.js";
@@ -38,8 +39,9 @@ export function historyView(view, params) {
       const value = form.elements[name].value.trim();
       if (value) query.set(name, value);
     }
+    if (params.get("limit")) query.set("limit", params.get("limit"));  // a page size from the address
     if (reset) history.replaceState(null, "", `#/history${query.toString() ? `?${query}` : ""}`);
-    query.set("limit", "20");
+    if (!query.has("limit")) query.set("limit", "20");
     if (!reset && next) query.set("before", next);
     if (reset) clear(rows);
     let page;

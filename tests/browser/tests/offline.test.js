@@ -153,6 +153,16 @@ test("history: filters and search find runs, a run opens its page with the timel
   await page.waitForFunction(() => [...document.querySelectorAll("tr.run-row")].length === 1);
   await screenshot(page, "history", page.locator("main"));
 
+  // Pages of two: "Next page" follows the cursor, no run twice.
+  await page.goto(`${diagd.base}/#/history?limit=2`);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 2);
+  await page.click("#more");
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 4);
+  const ids = await page.locator("tr.run-row").evaluateAll((trs) => trs.map((tr) => tr.dataset.runId));
+  assert.equal(new Set(ids).size, 4, "no run twice across pages");
+  await page.goto(`${diagd.base}/#/history?q=${encodeURIComponent("订单服务")}&route=diagnosis`);
+  await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 1);
+
   await page.click("tr.run-row a");
   const details = page.locator("details.run-details[open]");
   await details.locator("svg.timeline").waitFor();
