@@ -80,6 +80,10 @@ test("a fallback in plain words, then a follow-up in the same conversation", asy
   const one = await (await diagd.api(`/api/v1/runs/${firstRun}`)).json();
   const two = await (await diagd.api(`/api/v1/runs/${secondRun}`)).json();
   assert.equal(two.conversation_id, one.conversation_id, "the follow-up joined the conversation");
+  const citations = two.result.answer.citations;
+  assert.ok(citations.length >= 1, "the demo's knowledge answer cites its documents");
+  assert.equal(await second.locator(".citations li").count(), citations.length);
+  assert.match(await second.locator(".citations").textContent(), new RegExp(citations[0].title.slice(0, 8).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   await screenshot(page, "follow-up");
 
   // The follow-up's own page lists the conversation's earlier question.
