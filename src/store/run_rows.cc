@@ -176,7 +176,6 @@ Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChild
     if (Status written = insert->Run(); !written) return written;
   }
   if (Status events = WriteEvents(db, run.run_id, run.events); !events) return events;
-  std::string stored_at = FormatRfc3339Millis(run.finished_at.value_or(run.created_at));
   for (const app::StoredObservation& observation : run.observations) {
     auto insert = db.Prepare(
         "INSERT INTO run_observation (run_id, tool_call_id, observation, stored_at) "
@@ -186,7 +185,7 @@ Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChild
     insert->Bind(1, run.run_id)
         .Bind(2, observation.tool_call_id)
         .Bind(3, observation.observation_json)
-        .Bind(4, stored_at);
+        .Bind(4, encoded.observations_stored_at);
     if (Status written = insert->Run(); !written) return written;
   }
   return OkStatus();

@@ -21,6 +21,10 @@ namespace diagd::store {
 struct EncodedChildren {
   std::vector<std::string> step_ids;
   std::vector<std::string> event_fields;
+  // When the observations are stored, by the store's own clock: what the
+  // retention counts from (a run stored late, from the backlog, keeps its
+  // observations as long as any other).
+  std::string observations_stored_at;
 };
 Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 

@@ -105,11 +105,13 @@ Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::Open(const std::string& 
     file = DbFileIdentity::Capture(*path);
     if (!file) return Error::Unavailable("run store: " + *path + " vanished while it was opened");
   }
-  return std::unique_ptr<SqliteRunStore>(new SqliteRunStore(std::move(*db), std::move(file)));
+  return std::unique_ptr<SqliteRunStore>(
+      new SqliteRunStore(std::move(*db), std::move(file), clock));
 }
 
-SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file)
-    : file_(std::move(file)), db_(std::move(db)) {}
+SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file,
+                               const Clock& clock)
+    : file_(std::move(file)), clock_(clock), db_(std::move(db)) {}
 
 SqliteRunStore::~SqliteRunStore() = default;
 
@@ -121,6 +123,7 @@ Status SqliteRunStore::WriteRun(const app::RunRecord& run, bool replace) {
   if (Status valid = ValidateRun(run); !valid) return valid;
   Result<EncodedChildren> encoded = EncodeChildren(run);
   if (!encoded) return encoded.error();
+  encoded->observations_stored_at = FormatRfc3339Millis(clock_.Now());
   return Write([&](SqliteDb& db) { return WriteRunRows(db, run, *encoded, replace); });
 }
 

@@ -38,7 +38,8 @@ class SqliteRunStore final : public app::RunStore {
   // INVALID_ARGUMENT for another scheme; FAILED_PRECONDITION for a file that
   // is no SQLite database, belongs to another application, or has a newer
   // schema than this build; UNAVAILABLE when SQLite or the file system fails.
-  // `clock` stamps applied migrations; it must outlive the store.
+  // `clock` stamps applied migrations and stored observations (their age
+  // for the retention purge); it must outlive the store.
   static Result<std::unique_ptr<SqliteRunStore>> Open(const std::string& url_or_path,
                                                       const Clock& clock);
   ~SqliteRunStore() override;
@@ -76,7 +77,8 @@ class SqliteRunStore final : public app::RunStore {
   static constexpr int kBusyTimeoutMs = 5000;
 
  private:
-  SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file);
+  SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file,
+                 const Clock& clock);
 
   // One write, committed with whatever other writes are queued with it.
   struct PendingWrite {
@@ -89,6 +91,7 @@ class SqliteRunStore final : public app::RunStore {
   void CommitGroup(const std::vector<PendingWrite*>& group) EXCLUDES(mu_);
 
   const std::optional<DbFileIdentity> file_;  // empty for ":memory:"
+  const Clock& clock_;
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
   // The group commit's queue (plain std types: waited on with a condition
