@@ -5,13 +5,21 @@
 // files' names carry no hash, so a long max-age could keep an old page
 // after an upgrade; revalidating costs one small 304.
 //
+// The page's default language is the server's `language` (a user's pick on
+// the page wins): index.html is written with <html lang="en"> and served
+// with lang="zh-CN" by a server that speaks Chinese; the page reads that
+// attribute at start. That variant has its own ETag, so a browser never
+// revalidates one language's page against the other's.
+//
 // Only the files in the table exist: a path is looked up as given, never
 // mapped onto a file system, so no path (`..`, encoded or not) reaches
 // anything else.
 #include <algorithm>
+#include <string>
 
 #include "server/console_assets.h"
 #include "server/exchange.h"
+#include "server/server_impl.h"
 
 namespace diagd::server {
 namespace {
@@ -43,6 +51,36 @@ bool NoneMatchHits(std::string_view header, std::string_view etag) {
   return false;
 }
 
+struct ServedAsset {
+  std::string_view content_type;
+  std::string_view etag;
+  std::string_view body;
+};
+
+constexpr std::string_view kEnglishRoot = "<html lang=\"en\">";
+constexpr std::string_view kChineseRoot = "<html lang=\"zh-CN\">";
+
+// index.html as a Chinese-speaking server sends it (built once).
+ServedAsset ChineseIndex(const ConsoleAsset& index) {
+  static const std::string body = [&] {
+    std::string text(index.body);
+    std::size_t at = text.find(kEnglishRoot);
+    if (at != std::string::npos) text.replace(at, kEnglishRoot.size(), kChineseRoot);
+    return text;
+  }();
+  static const std::string etag = [&] {
+    std::string tag(index.etag);  // "\"hash\"": the variant is "\"hash-zh\""
+    tag.insert(tag.size() - 1, "-zh");
+    return tag;
+  }();
+  return {index.content_type, etag, body};
+}
+
+ServedAsset Serve(const ConsoleAsset& asset, config::Language language) {
+  if (asset.path == "index.html" && language == config::Language::kZh) return ChineseIndex(asset);
+  return {asset.content_type, asset.etag, asset.body};
+}
+
 void SetConsoleHeaders(Response& response) {
   response.set(http::field::server, "diagd");
   response.set("Content-Security-Policy", kContentSecurityPolicy);
@@ -62,13 +100,14 @@ asio::awaitable<bool> Console(Exchange& ex, std::string_view asset_path) {
     response.set(http::field::cache_control, "no-store");
     co_return co_await ex.Reply(std::move(response));
   }
-  bool fresh = NoneMatchHits(ex.request[http::field::if_none_match], asset->etag);
+  ServedAsset served = Serve(*asset, ex.server.service.language);
+  bool fresh = NoneMatchHits(ex.request[http::field::if_none_match], served.etag);
   Response response{fresh ? http::status::not_modified : http::status::ok, 11};
   SetConsoleHeaders(response);
-  response.set(http::field::etag, asset->etag);
+  response.set(http::field::etag, served.etag);
   if (!fresh) {
-    response.set(http::field::content_type, asset->content_type);
-    response.body() = std::string(asset->body);
+    response.set(http::field::content_type, served.content_type);
+    response.body() = std::string(served.body);
   }
   co_return co_await ex.Reply(std::move(response));
 }

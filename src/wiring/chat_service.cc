@@ -68,6 +68,7 @@ Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& confi
   service->owner = std::move(owner);
   service->observation_retention =
       std::chrono::hours(24) * config.storage.observation_retention_days;
+  service->language = config.language;
   service->chat = std::make_unique<app::ChatApplicationUseCase>(
       ChatDepsFor(*service, *service->model, config, clock));
   return service;

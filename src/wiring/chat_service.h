@@ -42,6 +42,8 @@ struct ChatService {
   // storage.observation_retention_days: the server's store upkeep purges
   // older tool call observations.
   std::chrono::hours observation_retention{30 * 24};
+  // `language`: the runs' language, and the web console's default one.
+  config::Language language = config::Language::kZh;
 };
 
 // INVALID_ARGUMENT naming the configuration key when a part cannot be

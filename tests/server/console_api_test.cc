@@ -94,6 +94,31 @@ TEST_F(ConsoleApiTest, TheConsoleIsServedWithItsSecurityHeadersAndAnEtag) {
   EXPECT_EQ(style.headers.at("content-type"), "text/css; charset=utf-8");
 }
 
+// The page reads <html lang> for its default language (i18n.js).
+TEST_F(ConsoleApiTest, ThePageSpeaksTheServersLanguageWithAnEtagOfItsOwn) {
+  auto chinese = server_.Get("/");
+  ASSERT_EQ(chinese.status, 200);
+  EXPECT_NE(chinese.body.find(R"(<html lang="zh-CN">)"), std::string::npos) << chinese.body;
+  EXPECT_EQ(chinese.body.find(R"(lang="en")"), std::string::npos);
+
+  ServerFixture english_server{{.language = config::Language::kEn}};
+  auto english = english_server.Get("/");
+  ASSERT_EQ(english.status, 200);
+  EXPECT_NE(english.body.find(R"(<html lang="en">)"), std::string::npos) << english.body;
+  ExpectConsoleHeaders(english);
+  std::string english_tag = english.headers.at("etag");
+  std::string chinese_tag = chinese.headers.at("etag");
+  EXPECT_NE(english_tag, chinese_tag) << "one language's page never revalidates as the other's";
+  EXPECT_EQ(english_server.Get("/", {{"If-None-Match", chinese_tag}}).status, 200);
+  EXPECT_EQ(server_.Get("/", {{"If-None-Match", english_tag}}).status, 200);
+  auto revalidated = server_.Get("/", {{"If-None-Match", chinese_tag}});
+  EXPECT_EQ(revalidated.status, 304);
+  EXPECT_EQ(revalidated.headers.at("etag"), chinese_tag);
+  // Only the page changes: the scripts are the same bytes for both.
+  EXPECT_EQ(english_server.Get("/ui/app.js").headers.at("etag"),
+            server_.Get("/ui/app.js").headers.at("etag"));
+}
+
 TEST_F(ConsoleApiTest, ARevalidationWithTheCurrentEtagIsNotModified) {
   std::string etag = server_.Get("/ui/app.js").headers.at("etag");
   for (const std::string& header : {etag, "W/" + etag, "\"other\", " + etag, std::string("*")}) {

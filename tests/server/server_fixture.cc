@@ -47,6 +47,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     config_.model.defaults = scripted;
     for (auto& [component, endpoint] : config_.model.per_component) endpoint = scripted;
   }
+  if (options.language) config_.language = *options.language;
   config_.server.auth_tokens = options.auth_tokens;
   if (!options.auth_tokens.empty()) {
     operator_auth_ = {{"Authorization", "Bearer " + options.auth_tokens.front()}};

@@ -48,6 +48,8 @@ struct FixtureOptions {
   std::optional<std::chrono::hours> observation_retention;
   // CONTRACT.md 12.4's 15 s, shortened by tests.
   std::chrono::milliseconds sse_keepalive{15000};
+  // Not set: the demo's (zh).
+  std::optional<config::Language> language;
 };
 
 class ServerFixture {

@@ -326,7 +326,6 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
-setLang(lang());
 renderHeader();
 route();
 export { openObservation };

@@ -1,5 +1,5 @@
 // The console's words in English and Chinese. The language is the one the
-// user picked on the page (kept in localStorage), else the browser's.
+// user picked on the page (kept in localStorage), else the server's.
 const WORDS = {
   en: {
     title: "diagd console",
@@ -199,19 +199,28 @@ const WORDS = {
   },
 };
 
+// The user's pick on this page, else the server's `language`: the server
+// sends index.html with <html lang> set to it (console_routes.cc).
 function initialLanguage() {
   const saved = localStorage.getItem("diagd.lang");
   if (saved === "en" || saved === "zh") return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+  return document.documentElement.lang.toLowerCase().startsWith("zh") ? "zh" : "en";
 }
 
 let language = initialLanguage();
+markLanguage();
 
 export function lang() { return language; }
 
+// The user's pick: kept, so it wins over the server's from then on.
 export function setLang(next) {
   language = next === "zh" ? "zh" : "en";
   localStorage.setItem("diagd.lang", language);
+  markLanguage();
+}
+
+// <html lang> says the language the page is in (screen readers, fonts).
+function markLanguage() {
   document.documentElement.lang = language === "zh" ? "zh-CN" : "en";
 }
 

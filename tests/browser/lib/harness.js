@@ -107,10 +107,17 @@ export async function closeBrowser() {
 }
 
 // A fresh page on `base`; records every request and dialog and console
-// error, which the test checks at its end (`finish`).
-export async function openPage(base, { locale = "zh-CN", colorScheme = "light", viewport } = {}) {
+// error, which the test checks at its end (`finish`). `lang` ("en", "zh"):
+// the language a user picked on the page before (kept in localStorage);
+// without it the page speaks the server's language.
+export async function openPage(base, { locale = "zh-CN", lang = null, colorScheme = "light", viewport } = {}) {
   const b = await launchBrowser();
   const context = await b.newContext({ locale, colorScheme, viewport: viewport || { width: 1100, height: 900 } });
+  if (lang) {
+    await context.addInitScript((picked) => {
+      if (!localStorage.getItem("diagd.lang")) localStorage.setItem("diagd.lang", picked);
+    }, lang);
+  }
   const page = await context.newPage();
   const requests = [];
   const dialogs = [];

@@ -1,23 +1,25 @@
 // The console against a diagd with server.auth_tokens: the page itself
 // loads without a token, the first API call's 401 asks for one, a wrong one
 // is refused and asked again, the right one is kept for the tab
-// (sessionStorage) and sent as a bearer header.
+// (sessionStorage) and sent as a bearer header. The server speaks English
+// and the browser Chinese: the page speaks the server's language.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startDiagd, openPage, screenshot, closeBrowser } from "../lib/harness.js";
 
 let diagd;
-before(async () => { diagd = await startDiagd({ authTokens: ["s3cret-token"] }); });
+before(async () => { diagd = await startDiagd({ authTokens: ["s3cret-token"], language: "en" }); });
 after(async () => { await closeBrowser(); await diagd.stop(); });
 
 test("a token prompt: asked on a 401, asked again after a wrong one, kept for the tab", async () => {
-  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US" });
+  const { page, context, errors } = await openPage(diagd.base, { locale: "zh-CN" });
   const authHeaders = [];
   page.on("request", (r) => { if (r.url().includes("/api/")) authHeaders.push(r.headers().authorization ?? null); });
   await page.goto(`${diagd.base}/#/history`);
   const dialog = page.locator("dialog.token-dialog");
   await dialog.waitFor();
   assert.match(await dialog.textContent(), /needs an access token/);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
   await screenshot(page, "token-prompt", dialog);
   await page.fill("#token-input", "wrong");
   await page.press("#token-input", "Enter");

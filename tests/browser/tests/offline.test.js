@@ -60,7 +60,7 @@ test("ask: a diagnosis streams in, each quote opens its observation highlighted,
 });
 
 test("a fallback in plain words, then a follow-up in the same conversation", async () => {
-  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US" });
+  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
   await page.goto(`${diagd.base}/`);
   await ask(page, "inventory-service 为什么慢？", "diagnosis");
   const first = lastTurn(page);
@@ -134,8 +134,25 @@ test("Chinese through an input method: Enter while composing does not send", asy
   await context.close();
 });
 
-test("history: filters and search find runs, a run opens its page with the timeline", async () => {
+test("the page speaks the server's language, not the browser's, until the user picks one", async () => {
   const { page, context, errors } = await openPage(diagd.base, { locale: "en-US" });
+  await page.goto(`${diagd.base}/`);
+  assert.equal(await page.evaluate(() => navigator.language), "en-US");
+  assert.equal(await page.evaluate(() => document.documentElement.lang), "zh-CN");
+  assert.equal(await page.locator("#send").textContent(), "发送");
+  assert.equal(await page.locator("#nav-history").textContent(), "历史");
+  assert.equal(await page.evaluate(() => localStorage.getItem("diagd.lang")), null, "no pick made yet");
+  await page.selectOption("#lang", "en");
+  await page.goto(`${diagd.base}/#/history`);
+  await page.reload();
+  assert.equal(await page.locator("#nav-history").textContent(), "History", "the pick wins from then on");
+  assert.equal(await page.evaluate(() => document.documentElement.lang), "en");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("history: filters and search find runs, a run opens its page with the timeline", async () => {
+  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
   await page.goto(`${diagd.base}/#/history`);
   await page.locator("tr.run-row").first().waitFor();
   assert.ok(await page.locator("tr.run-row").count() >= 4);

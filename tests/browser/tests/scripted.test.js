@@ -60,7 +60,7 @@ async function indexes(turn) {
 test("Stop cancels a run mid-investigation: a fallback from what it checked", async () => {
   plan = "slow";
   delayMs = 1500;
-  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US" });
+  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
   await page.goto(`${diagd.base}/`);
   await ask(page, "payment-service 为什么超时？");
   const turn = page.locator("article.turn").last();
@@ -89,7 +89,7 @@ test("a stream dropped mid-run resumes with Last-Event-ID after a backoff, every
   delayMs = 400;
   const proxy = await startDroppingProxy(diagd.base, { cutAfter: 3, refuseResumes: 1 });
   t.after(() => proxy.close());
-  const { page, context, errors, requests } = await openPage(proxy.base, { locale: "en-US" });
+  const { page, context, errors, requests } = await openPage(proxy.base, { locale: "en-US", lang: "en" });
   await page.goto(`${proxy.base}/`);
   await ask(page, "payment-service 为什么超时？（断线）");
   const turn = page.locator("article.turn").last();
@@ -117,7 +117,7 @@ test("a stream dropped mid-run resumes with Last-Event-ID after a backoff, every
 test("a reload of a live run's page resumes it", async () => {
   plan = "slow";
   delayMs = 700;
-  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US" });
+  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
   await page.goto(`${diagd.base}/`);
   await ask(page, "payment-service 为什么超时？（刷新）");
   await page.locator("tr.progress-row").first().waitFor();
@@ -137,7 +137,7 @@ test("a reload of a live run's page resumes it", async () => {
 test("text from a log line and a model is shown as text, never as HTML", async () => {
   plan = "xss";
   delayMs = 0;
-  const { page, context, dialogs, errors } = await openPage(diagd.base, { locale: "en-US" });
+  const { page, context, dialogs, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
   await page.goto(`${diagd.base}/`);
   await ask(page, XSS);
   const turn = page.locator("article.turn").last();
