@@ -1,7 +1,8 @@
 // POST /api/v1/runs/{id}/cancel (CONTRACT.md 12.4) and the SSE keepalive,
 // over real sockets: the scripted model server (over real HTTP; it plays a
 // script, it is no model) holds a run in the middle of a model call, a
-// loopback documents service holds it in the middle of a tool call. A
+// loopback documents service or an endless SQL statement in the middle of
+// a tool call. A
 // cancelled run ends at once with stop_reason CANCELLED, sends no further
 // request to the model, and its stream ends with `result` then `done`.
 // The holds are minutes long and the endpoints' own timeouts longer, so a
@@ -132,6 +133,40 @@ TEST(CancelTest, CancellingBeforeAnythingWasCheckedReleasesAFailedFallback) {
       << "an abandoned call is no failure of the model";
   EXPECT_EQ(model.Requests().size(), 1u);
 }
+
+// A local tool, not only an HTTP one: a SQL statement that never ends on
+// its own (the demo's SQLite datasource, an hour's time limit) is
+// interrupted where it runs.
+TEST(CancelTest, CancellingMidSqlStatementInterruptsItAndCallsTheModelNoMore) {
+  ScriptedModelServer model;
+  boost::json::object input{
+      {"datasource", "orders"},
+      {"sql", "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) "
+              "SELECT COUNT(*) AS endless FROM n"}};
+  model.CallTools({{"call_1", "query_mysql",
+                    boost::json::serialize(boost::json::object{{"input", input}}), false}});
+  FixtureOptions options;
+  options.model_base_url = model.BaseUrl();
+  options.model_timeout_seconds = 3600;
+  options.datasource_timeout_ms = 3600 * 1000;
+  ServerFixture server(options);
+
+  SseStream stream(server.port(), "POST", "/api/v1/chat", {{"Content-Type", "application/json"}},
+                   kQuestion);
+  std::string run_id = RunIdOf(stream);
+  for (auto event = stream.Next(); event; event = stream.Next()) {
+    if (event->name == "progress") {
+      EXPECT_EQ(Json(event->data).at("status"), "STARTED");
+      break;
+    }
+  }
+  ASSERT_EQ(server.Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
+  Finished finished = ReadToEnd(server, stream, run_id);
+
+  EXPECT_EQ(finished.record.at("stop_reason"), "CANCELLED");
+  EXPECT_EQ(finished.result.at("release_outcome"), "FALLBACK");
+  EXPECT_EQ(model.Requests().size(), 1u) << "no model call after the cancel";
+  EXPECT_EQ(server.Get("/api/v1/runs/" + run_id + "/observations/call_1").status, 404);}
 
 TEST(CancelTest, CancellingMidToolCallAbandonsItAndCallsTheModelNoMore) {
   LoopbackHttpServer documents([](const LoopbackHttpServer::Request&) {

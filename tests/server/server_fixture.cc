@@ -48,6 +48,11 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     for (auto& [component, endpoint] : config_.model.per_component) endpoint = scripted;
   }
   if (options.language) config_.language = *options.language;
+  if (options.datasource_timeout_ms) {
+    for (auto& source : config_.tools.datasources) {
+      source.timeout_ms = *options.datasource_timeout_ms;
+    }
+  }
   config_.server.auth_tokens = options.auth_tokens;
   if (!options.auth_tokens.empty()) {
     operator_auth_ = {{"Authorization", "Bearer " + options.auth_tokens.front()}};

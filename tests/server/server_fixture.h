@@ -42,6 +42,7 @@ struct FixtureOptions {
   std::string documents_url;
   int documents_timeout_ms = 10000;
   int model_timeout_seconds = 30;  // the scripted model's endpoint timeout
+  std::optional<int> datasource_timeout_ms;  // every SQL datasource's, when set
   // When set, replaces storage.observation_retention_days (hours: tests
   // need less than a day; zero purges each finished run's observations at
   // the upkeep's next round).

@@ -102,18 +102,19 @@ Status LocalDocumentsAdapter::Refresh(MonoTime deadline) {
   return RefreshLocked(deadline);
 }
 
-Status LocalDocumentsAdapter::RefreshLocked(MonoTime deadline) {
-  auto stats = index_->Refresh(clock_, deadline);
+Status LocalDocumentsAdapter::RefreshLocked(MonoTime deadline, const std::stop_token& cancel) {
+  auto stats = index_->Refresh(clock_, deadline, cancel);
   if (stats && stats->locked_elsewhere && !built_) {
     // Another process is writing the index, perhaps building it: it may be
     // missing or half done, so this one does not answer from it yet.
     stats = Error::Unavailable("the documents index is being written by another process");
   }
   if (stats) built_ = true;
-  // A failed check (other than running out of time, which leaves work to go
-  // on with) waits for the interval too, so a broken tree is not rescanned
-  // on every search.
-  if (stats || stats.error().code != ErrorCode::kDeadlineExceeded) {
+  // A failed check (other than running out of time or a cancel, which leave
+  // work to go on with) waits for the interval too, so a broken tree is not
+  // rescanned on every search.
+  if (stats || (stats.error().code != ErrorCode::kDeadlineExceeded &&
+                stats.error().code != ErrorCode::kCancelled)) {
     next_check_ =
         Nanos(clock_.Monotonic()) +
         std::chrono::duration_cast<std::chrono::nanoseconds>(options_.refresh_interval).count();
@@ -122,7 +123,8 @@ Status LocalDocumentsAdapter::RefreshLocked(MonoTime deadline) {
   return OkStatus();
 }
 
-Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadline) {
+Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadline,
+                                                                const std::stop_token& cancel) {
   if (built_ && Nanos(clock_.Monotonic()) < next_check_) return {};
   std::unique_lock lock(refresh_mu_, std::try_to_lock);
   while (!lock.owns_lock()) {
@@ -131,13 +133,15 @@ Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadli
     // (Polled: only the first build is waited for, and a timed lock is
     // invisible to GCC 12's ThreadSanitizer.)
     if (built_) return {};
+    if (cancel.stop_requested()) return Unavailable();
     if (clock_.Monotonic() >= deadline) return Timeout();
     core::SleepFor(kFirstBuildPoll);
     lock.try_lock();
   }
   if (built_ && Nanos(clock_.Monotonic()) < next_check_) return {};  // done while we waited
-  Status status = RefreshLocked(deadline);
+  Status status = RefreshLocked(deadline, cancel);
   if (status) return {};
+  if (status.error().code == ErrorCode::kCancelled) return Unavailable();
   if (status.error().code == ErrorCode::kDeadlineExceeded) return Timeout();
   // The tree or the index failed: a complete earlier index still answers.
   if (built_) return {};
@@ -146,6 +150,11 @@ Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadli
 
 Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::Execute(const ToolRequest& request,
                                                                      MonoTime deadline) {
+  return ExecuteCancellable(request, deadline, {});
+}
+
+Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::ExecuteCancellable(
+    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* documents = std::get_if<DocumentsRequest>(&request);
   if (documents == nullptr) {
     return Failure(AdapterFailure{ToolErrorCode::kQueryFailed, "not a search_documents request"});
@@ -153,7 +162,7 @@ Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::Execute(const ToolR
   // The index catches Xapian's exceptions itself; this is the module's last
   // line (the stemmer, allocation), so that nothing is thrown at the boundary.
   try {
-    return Answer(*documents, deadline);
+    return Answer(*documents, deadline, cancel);
   } catch (const Xapian::Error&) {
     return Unavailable();
   } catch (const std::exception&) {
@@ -162,10 +171,13 @@ Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::Execute(const ToolR
 }
 
 Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::Answer(const DocumentsRequest& request,
-                                                                    MonoTime deadline) {
+                                                                    MonoTime deadline,
+                                                                    const std::stop_token& cancel) {
   auto passed = [&] { return clock_.Monotonic() >= deadline; };
+  if (cancel.stop_requested()) return Unavailable();
   if (passed()) return Timeout();
-  if (auto ready = RefreshIfDue(deadline); !ready) return Failure(ready.error());
+  if (auto ready = RefreshIfDue(deadline, cancel); !ready) return Failure(ready.error());
+  if (cancel.stop_requested()) return Unavailable();
   if (passed()) return Timeout();
 
   std::vector<std::string> terms = QueryTerms(request.query);

@@ -58,6 +58,12 @@ class LocalDocumentsAdapter final : public ToolAdapter {
   // TOOL_UNAVAILABLE when the index cannot be built or read.
   Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
                                                 MonoTime deadline) override;
+  // Execute, giving up once `cancel` is requested (TOOL_UNAVAILABLE): while
+  // waiting for the first build, between files of a refresh (what was
+  // indexed is kept) and before the search.
+  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
+                                                           MonoTime deadline,
+                                                           const std::stop_token& cancel) override;
 
   // Brings the index up to date now, whatever the interval: for a warm-up at
   // start and for benchmarks. DEADLINE_EXCEEDED leaves a partial index that
@@ -70,11 +76,12 @@ class LocalDocumentsAdapter final : public ToolAdapter {
  private:
   LocalDocumentsAdapter(LocalDocumentsOptions options, const Clock& clock,
                         std::unique_ptr<LocalIndex> index);
-  Result<AdapterOutput, AdapterFailure> Answer(const DocumentsRequest& request, MonoTime deadline);
+  Result<AdapterOutput, AdapterFailure> Answer(const DocumentsRequest& request, MonoTime deadline,
+                                               const std::stop_token& cancel);
   // Refreshes when the interval has passed. Fails only when there is no
-  // complete index to answer from.
-  Result<void, AdapterFailure> RefreshIfDue(MonoTime deadline);
-  Status RefreshLocked(MonoTime deadline);
+  // complete index to answer from, or on a cancel.
+  Result<void, AdapterFailure> RefreshIfDue(MonoTime deadline, const std::stop_token& cancel);
+  Status RefreshLocked(MonoTime deadline, const std::stop_token& cancel = {});
 
   const LocalDocumentsOptions options_;
   const Clock& clock_;

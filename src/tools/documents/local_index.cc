@@ -184,7 +184,8 @@ struct LocalIndex::State {
   }
 
   // Throws Xapian::Error (DatabaseLockError when another process writes).
-  Result<RefreshStats> Update(const TreeManifest& tree, const Clock& clock, MonoTime deadline) {
+  Result<RefreshStats> Update(const TreeManifest& tree, const Clock& clock, MonoTime deadline,
+                              const std::stop_token& cancel) {
     Xapian::WritableDatabase db(directory.string(), Xapian::DB_CREATE_OR_OPEN);
     if (db.get_metadata(kSchemaKey) != kSchema) {
       // Built by other term rules: its terms would not match today's queries.
@@ -220,7 +221,7 @@ struct LocalIndex::State {
     for (const auto& [source, stamp] : tree) {
       auto known = stored.find(source);
       if (known != stored.end() && known->second == stamp) continue;
-      if (clock.Monotonic() >= deadline) {
+      if (cancel.stop_requested() || clock.Monotonic() >= deadline) {
         out_of_time = true;
         break;
       }
@@ -232,6 +233,9 @@ struct LocalIndex::State {
     db.close();
     manifest = std::move(stored);
     manifest_known = true;
+    if (out_of_time && cancel.stop_requested()) {
+      return Error::Cancelled("the documents index refresh stopped: the run was cancelled");
+    }
     if (out_of_time) {
       return Error::DeadlineExceeded("the documents index refresh ran out of time");
     }
@@ -257,13 +261,14 @@ Result<std::unique_ptr<LocalIndex>> LocalIndex::Open(fs::path root, fs::path dir
 
 const fs::path& LocalIndex::directory() const { return state_->directory; }
 
-Result<RefreshStats> LocalIndex::Refresh(const Clock& clock, MonoTime deadline) {
+Result<RefreshStats> LocalIndex::Refresh(const Clock& clock, MonoTime deadline,
+                                         const std::stop_token& cancel) {
   std::lock_guard lock(state_->refresh_mu);
   auto tree = ScanMarkdownTree(state_->root);
   if (!tree) return tree.error();
   if (state_->manifest_known && *tree == state_->manifest) return RefreshStats{};
   try {
-    return state_->Update(*tree, clock, deadline);
+    return state_->Update(*tree, clock, deadline, cancel);
   } catch (const Xapian::DatabaseLockError&) {
     RefreshStats stats;
     stats.locked_elsewhere = true;

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -67,10 +68,12 @@ class LocalIndex {
 
   // Brings the index in line with the tree: (re)indexes new and changed
   // files, drops removed ones. Cheap when nothing changed (one scan of the
-  // tree's stamps). DEADLINE_EXCEEDED when `deadline` passed first: what was
-  // indexed is committed and the next call goes on from there. UNAVAILABLE
-  // when the tree cannot be read or the index cannot be written.
-  Result<RefreshStats> Refresh(const Clock& clock, MonoTime deadline);
+  // tree's stamps). DEADLINE_EXCEEDED when `deadline` passed first, CANCELLED
+  // when `cancel` was requested first: what was indexed is committed and the
+  // next call goes on from there. UNAVAILABLE when the tree cannot be read or
+  // the index cannot be written.
+  Result<RefreshStats> Refresh(const Clock& clock, MonoTime deadline,
+                               const std::stop_token& cancel = {});
 
   // The best `limit` sections holding at least one of `terms` (BM25), best
   // first. `time_limit_seconds` > 0 bounds the match itself. UNAVAILABLE

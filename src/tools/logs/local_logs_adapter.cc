@@ -118,8 +118,14 @@ std::shared_ptr<TopicIndex> LocalLogsAdapter::IndexFor(const fs::path& file, Top
 
 Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::Execute(const ToolRequest& request,
                                                                 MonoTime deadline) {
+  return ExecuteCancellable(request, deadline, {});
+}
+
+Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
+    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* logs = std::get_if<LogsRequest>(&request);
   if (logs == nullptr) return Unexpected(QueryFailed("not a query_logs request"));
+  if (cancel.stop_requested()) return Unexpected(AdapterFailure{ToolErrorCode::kToolUnavailable, {}});
   if (clock_.Monotonic() > deadline)
     return Unexpected(AdapterFailure{ToolErrorCode::kToolTimeout, {}});
   auto located = Locate(logs->topic);
@@ -132,7 +138,7 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::Execute(const ToolReques
   UnixMillis now_ms = ToUnixMillis(options_.now.value_or(clock_.Now()));
   auto [file, format] = *located;
   auto index = IndexFor(file, format);
-  if (auto refreshed = index->Refresh(clock_, deadline, now_ms); !refreshed) {
+  if (auto refreshed = index->Refresh(clock_, deadline, now_ms, cancel); !refreshed) {
     if (refreshed.error().code == ErrorCode::kNotFound) {
       MutexLock lock(mu_);
       indexes_.erase(file);  // a deleted topic gives its memory back
@@ -146,7 +152,7 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::Execute(const ToolReques
   search.max_events = options_.max_events;
   search.max_message_chars = options_.max_message_chars;
   search.reference_ms = now_ms;
-  auto found = index->Search(search, clock_, deadline);
+  auto found = index->Search(search, clock_, deadline, cancel);
   if (!found) return Unexpected(FailureOf(found.error()));
 
   LogsResult result;

@@ -55,6 +55,11 @@ class LocalLogsAdapter final : public ToolAdapter {
   // TOOL_UNAVAILABLE when the file cannot be read.
   Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
                                                 MonoTime deadline) override;
+  // Execute, stopping the file scan once `cancel` is requested
+  // (TOOL_UNAVAILABLE); what the index read by then is kept.
+  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
+                                                           MonoTime deadline,
+                                                           const std::stop_token& cancel) override;
 
  private:
   LocalLogsAdapter(LocalLogsOptions options, const Clock& clock);

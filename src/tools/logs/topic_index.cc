@@ -66,7 +66,8 @@ class TopicIndex::BatchBuilder final : public ScanSink {
   Batch& batch_;
 };
 
-Status TopicIndex::Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms) {
+Status TopicIndex::Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                           const std::stop_token& cancel) {
   {
     std::unique_lock lock(gate_mu_);
     auto remaining = deadline - clock.Monotonic();
@@ -76,7 +77,7 @@ Status TopicIndex::Refresh(const Clock& clock, MonoTime deadline, UnixMillis ref
     }
     refreshing_ = true;
   }
-  Status status = RefreshLocked(clock, deadline, reference_ms);
+  Status status = RefreshLocked(clock, deadline, reference_ms, cancel);
   {
     std::lock_guard lock(gate_mu_);
     refreshing_ = false;
@@ -99,7 +100,8 @@ void TopicIndex::ResetScanState() {
   service_count_ = 1;
 }
 
-Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms) {
+Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                                 const std::stop_token& cancel) {
   auto file = LogFile::Open(file_);
   if (!file) return file.error();
   auto now = file->Identity();
@@ -123,7 +125,8 @@ Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMill
   BatchBuilder builder(*this, batch);
   RecordScanner scanner(format_, reference_ms, builder);
   auto scan = ForEachLine(
-      *file, resume_at_, now->size, kMaxRecordBytes, [&] { return clock.Monotonic() > deadline; },
+      *file, resume_at_, now->size, kMaxRecordBytes,
+      [&] { return cancel.stop_requested() || clock.Monotonic() > deadline; },
       [&](std::string_view line, std::uint64_t offset) { scanner.Feed(line, offset); });
   if (!scan) {
     ResetScanState();  // names were interned that will not be published
@@ -163,7 +166,10 @@ Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMill
     }
     head_hash_ = *head;
   }
-  if (scan->stopped) return Error::DeadlineExceeded("log indexing stopped at the deadline");
+  if (scan->stopped) {
+    if (cancel.stop_requested()) return Error::Cancelled("log indexing stopped: the run was cancelled");
+    return Error::DeadlineExceeded("log indexing stopped at the deadline");
+  }
   return OkStatus();
 }
 
@@ -204,7 +210,7 @@ void TopicIndex::Publish(Batch& batch, bool complete) {
 }
 
 Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Clock& clock,
-                                         MonoTime deadline) const {
+                                         MonoTime deadline, const std::stop_token& cancel) const {
   const LogQuery& query = *request.query;
   SearchOutcome out;
   std::shared_lock lock(data_mu_);
@@ -239,8 +245,11 @@ Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Clo
   std::size_t steps = 0;
   for (auto it = last; it != first;) {
     --it;
-    if (++steps % kDeadlineStride == 0 && clock.Monotonic() > deadline) {
-      return Error::DeadlineExceeded("log query stopped at the deadline");
+    if (++steps % kDeadlineStride == 0) {
+      if (cancel.stop_requested()) return Error::Cancelled("log query stopped: the run was cancelled");
+      if (clock.Monotonic() > deadline) {
+        return Error::DeadlineExceeded("log query stopped at the deadline");
+      }
     }
     bool unlisted_level = it->level == kUnlistedLevel;
     bool unlisted_service = it->service == kUnlistedService;

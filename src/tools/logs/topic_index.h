@@ -24,6 +24,7 @@
 #include <functional>
 #include <mutex>
 #include <shared_mutex>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -74,15 +75,17 @@ class TopicIndex {
 
   // Brings the index up to date with the file. `reference_ms` dates the
   // year-less timestamps of newly read lines. NOT_FOUND: the file is gone;
-  // UNAVAILABLE: it cannot be read; DEADLINE_EXCEEDED: `deadline` came first
-  // (what was read by then is kept, and the next call goes on from there).
-  Status Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms);
+  // UNAVAILABLE: it cannot be read; DEADLINE_EXCEEDED: `deadline` came first,
+  // CANCELLED: `cancel` was requested first (what was read by then is kept,
+  // and the next call goes on from there).
+  Status Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                 const std::stop_token& cancel = {});
 
   // The newest events of the window that match. UNAVAILABLE when the file
   // changed under the index, or when another call's refresh left the index
-  // incomplete (a retry refreshes it); DEADLINE_EXCEEDED.
+  // incomplete (a retry refreshes it); DEADLINE_EXCEEDED; CANCELLED.
   Result<SearchOutcome> Search(const SearchRequest& request, const Clock& clock,
-                               MonoTime deadline) const;
+                               MonoTime deadline, const std::stop_token& cancel = {}) const;
 
   std::size_t EventCount() const;
   // The index's own memory: entries (with vector slack) and names.
@@ -109,7 +112,8 @@ class TopicIndex {
   struct Batch;
   class BatchBuilder;
 
-  Status RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms);
+  Status RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                       const std::stop_token& cancel);
   void ResetScanState();
   // `complete`: the read reached the end of the file as it was.
   void Publish(Batch& batch, bool complete);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,11 +47,12 @@ class Datasource {
   // Runs `sql` with `params` bound to its `?` placeholders, by type. Gives up
   // by `deadline` with TOOL_TIMEOUT. A refused or failing statement is
   // QUERY_FAILED with a bounded, credential-free message; an unreachable or
-  // broken datasource is TOOL_UNAVAILABLE with no message.
+  // broken datasource is TOOL_UNAVAILABLE with no message. Once `cancel` is
+  // requested the statement is interrupted where it runs (TOOL_UNAVAILABLE).
   virtual Result<QueryOutput, AdapterFailure> Query(std::string_view sql,
                                                     const std::vector<SqlValue>& params,
-                                                    const QueryLimits& limits,
-                                                    MonoTime deadline) = 0;
+                                                    const QueryLimits& limits, MonoTime deadline,
+                                                    const std::stop_token& cancel = {}) = 0;
 };
 
 }  // namespace diagd::tools::mysql

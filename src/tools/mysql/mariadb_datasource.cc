@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <stop_token>
 #include <vector>
 
 #include "tools/mysql/mariadb_statement.h"
@@ -200,10 +202,12 @@ bool BeginQuery(MYSQL* mysql, bool is_mariadb, const QueryLimits& limits, MonoTi
 Result<QueryOutput, AdapterFailure> MariadbDatasource::Query(std::string_view sql,
                                                              const std::vector<SqlValue>& params,
                                                              const QueryLimits& limits,
-                                                             MonoTime deadline) {
+                                                             MonoTime deadline,
+                                                             const std::stop_token& cancel) {
   if (std::chrono::steady_clock::now() >= deadline) {
     return Failure({ToolErrorCode::kToolTimeout, {}});
   }
+  if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
   for (int attempt = 1;; ++attempt) {
     bool reused = false;
     auto connection = pool_->Acquire(deadline, &reused);
@@ -219,7 +223,20 @@ Result<QueryOutput, AdapterFailure> MariadbDatasource::Query(std::string_view sq
       return Failure(failure);
     }
     bool connection_ok = true;
-    auto output = RunStatement(mysql, sql, params, limits, deadline, &connection_ok);
+    std::optional<Result<QueryOutput, AdapterFailure>> ran;
+    {
+      // A cancel cuts the connection under the statement from the
+      // cancelling thread (mariadb_cancel is made for that): the blocked
+      // read fails at once, and the connection is never pooled again. The
+      // server ends the statement at its own time limit (BeginQuery).
+      std::stop_callback cut(cancel, [mysql] { mariadb_cancel(mysql); });
+      ran.emplace(RunStatement(mysql, sql, params, limits, deadline, &connection_ok));
+    }
+    if (cancel.stop_requested()) {
+      pool_->Release(*connection, false);
+      return Failure({ToolErrorCode::kToolUnavailable, {}});
+    }
+    auto output = std::move(*ran);
     // Nothing can have been written; the ROLLBACK ends the transaction so the
     // connection can be reused, and a connection that cannot is dropped.
     constexpr std::string_view kRollback = "ROLLBACK";

@@ -89,6 +89,11 @@ const MysqlAdapter::Source* MysqlAdapter::Find(const std::string& name) const {
 
 Result<AdapterOutput, AdapterFailure> MysqlAdapter::Execute(const ToolRequest& request,
                                                             MonoTime deadline) {
+  return ExecuteCancellable(request, deadline, {});
+}
+
+Result<AdapterOutput, AdapterFailure> MysqlAdapter::ExecuteCancellable(
+    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* mysql = std::get_if<MysqlRequest>(&request);
   if (mysql == nullptr) return Failure({ToolErrorCode::kToolUnavailable, {}});
   const Source* source = Find(mysql->datasource);
@@ -106,7 +111,7 @@ Result<AdapterOutput, AdapterFailure> MysqlAdapter::Execute(const ToolRequest& r
   std::optional<Result<QueryOutput, AdapterFailure>> queried;
   core::RunBlocking([&] {
     queried.emplace(source->datasource->Query(mysql->sql, mysql->params, limits,
-                                              std::min(deadline, own_deadline)));
+                                              std::min(deadline, own_deadline), cancel));
   });
   auto output = std::move(*queried);
   if (!output) return Failure(output.error());

@@ -56,6 +56,12 @@ class MysqlAdapter final : public ToolAdapter {
   // of another tool is TOOL_UNAVAILABLE (a wiring bug).
   Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
                                                 MonoTime deadline) override;
+  // Execute, interrupting the statement once `cancel` is requested
+  // (TOOL_UNAVAILABLE): SQLite between steps, MySQL by cutting the
+  // connection under it.
+  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
+                                                           MonoTime deadline,
+                                                           const std::stop_token& cancel) override;
 
  private:
   struct Source {

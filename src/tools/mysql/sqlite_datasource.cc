@@ -7,6 +7,7 @@
 #include <chrono>
 #include <climits>
 #include <memory>
+#include <stop_token>
 
 #include "core/overloaded.h"
 #include "core/text.h"
@@ -67,8 +68,16 @@ int Authorize(void*, int action, const char* arg1, const char* arg2, const char*
   }
 }
 
-int InterruptAtDeadline(void* context) {
-  return std::chrono::steady_clock::now() >= *static_cast<MonoTime*>(context) ? 1 : 0;
+// When a statement must stop: its deadline, or the run's cancel. The
+// progress handler asks every kProgressSteps steps, on the query's thread.
+struct StatementStop {
+  MonoTime deadline;
+  std::stop_token cancel;
+};
+
+int InterruptAtStop(void* context) {
+  const auto& stop = *static_cast<const StatementStop*>(context);
+  return stop.cancel.stop_requested() || std::chrono::steady_clock::now() >= stop.deadline ? 1 : 0;
 }
 
 struct CloseDb {
@@ -89,7 +98,7 @@ AdapterFailure QueryFailed(std::string_view message) {
 // What a SQLite result code means to the model.
 AdapterFailure FailureOf(sqlite3* db, int rc, MonoTime deadline) {
   switch (rc & 0xff) {
-    case SQLITE_INTERRUPT:
+    case SQLITE_INTERRUPT:  // by the deadline (Query names a cancel itself)
       return {ToolErrorCode::kToolTimeout, {}};
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -111,7 +120,7 @@ AdapterFailure FailureOf(sqlite3* db, int rc, MonoTime deadline) {
 
 // Everything that makes this connection unable to write or to run away,
 // before any statement of the model's is prepared.
-int Harden(sqlite3* db, MonoTime* deadline) {
+int Harden(sqlite3* db, StatementStop* stop) {
   sqlite3_extended_result_codes(db, 1);
   sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
@@ -126,10 +135,10 @@ int Harden(sqlite3* db, MonoTime* deadline) {
     return rc;
   }
   auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
-      *deadline - std::chrono::steady_clock::now());
+      stop->deadline - std::chrono::steady_clock::now());
   sqlite3_busy_timeout(db,
                        static_cast<int>(std::clamp<std::int64_t>(remaining.count(), 1, INT_MAX)));
-  sqlite3_progress_handler(db, kProgressSteps, InterruptAtDeadline, deadline);
+  sqlite3_progress_handler(db, kProgressSteps, InterruptAtStop, stop);
   // Last: the pragma above is the one statement this connection runs that
   // the authorizer would refuse.
   return sqlite3_set_authorizer(db, Authorize, nullptr);
@@ -187,20 +196,23 @@ SqlValue ReadCell(sqlite3_stmt* stmt, int column, RowCollector& rows) {
 Result<QueryOutput, AdapterFailure> SqliteDatasource::Query(std::string_view sql,
                                                             const std::vector<SqlValue>& params,
                                                             const QueryLimits& limits,
-                                                            MonoTime deadline) {
+                                                            MonoTime deadline,
+                                                            const std::stop_token& cancel) {
   if (Expired(deadline)) return Failure({ToolErrorCode::kToolTimeout, {}});
+  if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
   if (sql.size() > static_cast<std::size_t>(kMaxSqlBytes)) {
     return Failure(QueryFailed("statement too long"));
   }
+  // The progress handler reads `stop` through a pointer until the
+  // connection closes, which happens before `stop` goes out of scope.
+  StatementStop stop{deadline, cancel};
   sqlite3* raw_db = nullptr;
   // Never SQLITE_OPEN_CREATE, never read-write; no URI parsing of the path.
   int rc =
       sqlite3_open_v2(path_.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   DbPtr db(raw_db);
   if (rc != SQLITE_OK) return Failure({ToolErrorCode::kToolUnavailable, {}});
-  // The progress handler reads the deadline through this pointer until the
-  // connection closes, which happens before `deadline` goes out of scope.
-  if (rc = Harden(db.get(), &deadline); rc != SQLITE_OK) {
+  if (rc = Harden(db.get(), &stop); rc != SQLITE_OK) {
     return Failure(FailureOf(db.get(), rc, deadline));
   }
 
@@ -243,7 +255,10 @@ Result<QueryOutput, AdapterFailure> SqliteDatasource::Query(std::string_view sql
     for (int i = 0; i < columns; ++i) row.push_back(ReadCell(stmt.get(), i, rows));
     if (!rows.Add(std::move(row))) break;
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Failure(FailureOf(db.get(), rc, deadline));
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
+    return Failure(FailureOf(db.get(), rc, deadline));
+  }
   return std::move(rows).Finish();
 }
 

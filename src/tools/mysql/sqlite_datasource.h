@@ -32,7 +32,8 @@ class SqliteDatasource final : public Datasource {
 
   Result<QueryOutput, AdapterFailure> Query(std::string_view sql,
                                             const std::vector<SqlValue>& params,
-                                            const QueryLimits& limits, MonoTime deadline) override;
+                                            const QueryLimits& limits, MonoTime deadline,
+                                            const std::stop_token& cancel = {}) override;
 
  private:
   std::string path_;

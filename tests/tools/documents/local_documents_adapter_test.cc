@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stop_token>
 #include <thread>
 
 #include "core/text.h"
+#include "testing/cancelling_clock.h"
 #include "tools/documents/documents_test_support.h"
 
 namespace diagd::tools::documents {
@@ -236,6 +238,25 @@ TEST_F(LocalDocumentsAdapterTest, ResumesABuildThatTheDeadlineCutShort) {
   ASSERT_FALSE(cut.has_value());
   EXPECT_EQ(cut.error().code, ToolErrorCode::kToolTimeout);
   // The next search with time left finishes the build and finds the last file.
+  auto done = Search(*adapter, "lastfileterm");
+  ASSERT_EQ(done.evidence.size(), 1u);
+  EXPECT_EQ(done.evidence[0].source, "bulk/zzz.md");
+}
+
+TEST_F(LocalDocumentsAdapterTest, ACancelStopsTheBuildBetweenFilesAndTheNextSearchResumesIt) {
+  for (int i = 0; i < 50; ++i) {
+    WriteFile(Root() / "bulk" / ("f" + std::to_string(1000 + i) + ".md"),
+              "# File " + std::to_string(i) + "\n\n数据库 连接 超时 重试\n");
+  }
+  WriteFile(Root() / "bulk" / "zzz.md", "# Last\n\nlastfileterm\n");
+  std::stop_source cancel;
+  // The build reads the clock before each file: the cancel lands among them.
+  diagd::testing::CancellingClock clock(cancel, 10);
+  auto adapter = Open(std::chrono::milliseconds(0), clock);
+  auto cut = adapter->ExecuteCancellable(DocumentsRequest{"lastfileterm"},
+                                         MonoTime{} + std::chrono::hours(1), cancel.get_token());
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_EQ(cut.error().code, ToolErrorCode::kToolUnavailable);
   auto done = Search(*adapter, "lastfileterm");
   ASSERT_EQ(done.evidence.size(), 1u);
   EXPECT_EQ(done.evidence[0].source, "bulk/zzz.md");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stop_token>
 #include <thread>
 
 #include "logs_test_support.h"
@@ -189,6 +190,20 @@ TEST_F(LocalLogsAdapterTest, RawResponseHoldsCountsAndNoEventBodies) {
             R"({"topic":"t","format":"jsonl","indexed_events":3,"skipped_lines":0,)"
             R"("window_events":2,"examined":1,"returned":1,"more_matched":false,)"
             R"("messages_cut":false})");
+}
+
+// The index's own stops (mid-scan, mid-search) are in topic_refresh_test.
+TEST_F(LocalLogsAdapterTest, ACancelledCallIsUnavailableAndTheNextCallAnswers) {
+  folder_.Write("t.jsonl", JsonLine(MinutesAgo(1), "ERROR", "a", "timeout"));
+  auto adapter = Adapter();
+  std::stop_source cancel;
+  cancel.request_stop();
+  auto cancelled = adapter->ExecuteCancellable(LogsRequest{"t", "timeout", 60},
+                                               clock_.Monotonic() + std::chrono::seconds(10),
+                                               cancel.get_token());
+  ASSERT_FALSE(cancelled);
+  EXPECT_EQ(cancelled.error().code, ToolErrorCode::kToolUnavailable);
+  EXPECT_EQ(Found(*adapter, "t", "timeout").events.size(), 1u);
 }
 
 TEST_F(LocalLogsAdapterTest, NoMatchIsNoEvidenceWithNoEvents) {

@@ -1,13 +1,15 @@
 // The topic index follows its file: appends, half-written lines, late
-// continuation lines, truncation, rotation, rewrites, and a deadline that
-// stops indexing half way.
+// continuation lines, truncation, rotation, rewrites, and a deadline or a
+// run's cancel that stops indexing half way.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <limits>
+#include <stop_token>
 
 #include "logs_test_support.h"
+#include "testing/cancelling_clock.h"
 #include "tools/logs/topic_index.h"
 
 namespace diagd::tools::logs {
@@ -179,6 +181,51 @@ TEST_F(TopicRefreshTest, IndexingStoppedByTheDeadlineGoesOnFromThereNextTime) {
   EXPECT_TRUE(Refresh(index));
   EXPECT_EQ(index.EventCount(), static_cast<std::size_t>(lines));
   EXPECT_EQ(All(index).skipped_lines, 0u);
+}
+
+TEST_F(TopicRefreshTest, IndexingStoppedByACancelKeepsWhatItReadAndGoesOnNextTime) {
+  std::string text;
+  int lines = 0;
+  while (text.size() < (3u << 20)) {  // three scan blocks
+    text += JsonLine(MinutesAgo(50 - lines * 0.0001), "INFO", "a", std::string(100, 'x'));
+    ++lines;
+  }
+  folder_.Write("t.jsonl", text);
+  TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
+  std::stop_source cancel;
+  // Read 1: the refresh gate; read 2: before the first block. The cancel
+  // comes while that block is read, and the second block is never started.
+  diagd::testing::CancellingClock clock(cancel, 2);
+  auto stopped = index.Refresh(clock, MonoTime{} + std::chrono::hours(1), kReference,
+                               cancel.get_token());
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, ErrorCode::kCancelled);
+  std::size_t partial = index.EventCount();
+  EXPECT_GT(partial, 0u);
+  EXPECT_LT(partial, static_cast<std::size_t>(lines));
+  EXPECT_TRUE(Refresh(index));
+  EXPECT_EQ(index.EventCount(), static_cast<std::size_t>(lines));
+}
+
+TEST_F(TopicRefreshTest, ACancelStopsASearch) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += JsonLine(MinutesAgo(1), "INFO", "a", "m");
+  folder_.Write("t.jsonl", text);
+  TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
+  ASSERT_TRUE(Refresh(index));
+  LogQuery query = *ParseLogQuery("nothing matches this");
+  SearchRequest request;
+  request.query = &query;
+  request.from_ms = std::numeric_limits<UnixMillis>::min() / 2;
+  request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
+  std::stop_source cancel;
+  cancel.request_stop();
+  auto out = index.Search(request, clock_, clock_.Monotonic() + std::chrono::hours(1),
+                          cancel.get_token());
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, ErrorCode::kCancelled);
+  EXPECT_TRUE(index.Search(request, clock_, clock_.Monotonic() + std::chrono::hours(1)))
+      << "the index is whole: only that search stopped";
 }
 
 TEST_F(TopicRefreshTest, PassedDeadlineStopsASearch) {

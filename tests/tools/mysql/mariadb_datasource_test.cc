@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <stop_token>
 #include <thread>
 
 #include "tools/mysql/test_databases.h"
@@ -175,6 +176,21 @@ TEST_F(MariadbDatasourceTest, SleepIsStoppedByTheServerAtTheDeadline) {
   EXPECT_TRUE(out.error().message.empty());
   EXPECT_LT(elapsed, 2s);
   auto next = Run("SELECT 1");  // the pooled connection still works
+  ASSERT_TRUE(next) << next.error().message;
+}
+
+// Without the cancel SLEEP(30) would return its row half a minute on.
+TEST_F(MariadbDatasourceTest, ACancelCutsARunningStatementAndThePoolRecovers) {
+  std::stop_source cancel;
+  std::jthread canceller([&cancel] {
+    std::this_thread::sleep_for(200ms);
+    cancel.request_stop();
+  });
+  auto out = source_->Query("SELECT SLEEP(30)", {}, {}, In(60s), cancel.get_token());
+  ASSERT_FALSE(out) << "the statement ran to its end";
+  EXPECT_EQ(out.error().code, ToolErrorCode::kToolUnavailable) << "cut, not timed out";
+  EXPECT_TRUE(out.error().message.empty());
+  auto next = Run("SELECT 1");  // the cut connection is not pooled again
   ASSERT_TRUE(next) << next.error().message;
 }
 

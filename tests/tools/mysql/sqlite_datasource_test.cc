@@ -1,5 +1,5 @@
 // SqliteDatasource on a real file: typed cells, typed params, the bounds,
-// the time limit and the error codes.
+// the time limit, a cancel and the error codes.
 #include "tools/mysql/sqlite_datasource.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <stop_token>
+#include <thread>
 
 #include "tools/mysql/test_databases.h"
 
@@ -144,6 +146,22 @@ TEST_F(SqliteDatasourceTest, SlowQueryIsInterruptedAtTheDeadline) {
   EXPECT_EQ(out.error().code, ToolErrorCode::kToolTimeout);
   EXPECT_TRUE(out.error().message.empty());
   EXPECT_LT(elapsed, 1500ms);
+}
+
+// Without the cancel the statement would run to its deadline a minute on
+// and be TOOL_TIMEOUT.
+TEST_F(SqliteDatasourceTest, ACancelInterruptsARunningStatement) {
+  std::stop_source cancel;
+  std::jthread canceller([&cancel] {
+    std::this_thread::sleep_for(200ms);
+    cancel.request_stop();
+  });
+  auto out = source_->Query(
+      "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT COUNT(*) FROM n", {},
+      {}, In(60s), cancel.get_token());
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, ToolErrorCode::kToolUnavailable) << "interrupted, not timed out";
+  EXPECT_TRUE(Run("SELECT 1")) << "the next statement runs";
 }
 
 TEST_F(SqliteDatasourceTest, PassedDeadlineIsTimeoutWithoutRunning) {
