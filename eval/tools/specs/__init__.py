@@ -1,0 +1,7 @@
+"""One module per incident; SPECS is the suite, in the order of docs/eval-suite.md."""
+
+SPECS = [
+    "pool-slow-query",
+    "release-regression",
+    "cert-expired",
+]
