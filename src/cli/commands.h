@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace diagd::cli {
 
@@ -39,5 +40,19 @@ struct CheckOptions {
 // `diagd check` (CONTRACT.md 12.3): 0 when every check is ok, 1 when a
 // problem was found, 2 for a configuration error (check_command.cc).
 int Check(const CheckOptions& options);
+
+struct EvalOptions {
+  std::string suite;                       // the suite's folder
+  std::optional<std::string> config_path;  // the model and harness to measure
+  bool json = false;                       // one JSON document on stdout
+  std::optional<std::string> report_path;  // --report FILE.html
+  int jobs = 1;
+  std::vector<std::string> only;  // incident names; empty: all
+  std::optional<double> min_score;
+};
+
+// `diagd eval` (CONTRACT.md 12.6): 0 when it ran, 1 when `min_score` was
+// not reached, 2 for usage or configuration errors (eval_command.cc).
+int Eval(const EvalOptions& options);
 
 }  // namespace diagd::cli

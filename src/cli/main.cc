@@ -51,6 +51,20 @@ int main(int argc, char** argv) {
   bool no_model = false;
   check_cmd->add_flag("--no-model", no_model, "Send no request to the model endpoints");
 
+  EvalOptions eval;
+  auto* eval_cmd = app.add_subcommand(
+      "eval", "Run a suite of incidents against the configured model and score each");
+  eval_cmd->add_option("suite", eval.suite, "The suite's folder (eval/incidents)")->required();
+  eval_cmd->add_option("--config", eval.config_path,
+                       "Configuration file: the model to measure (default: $DIAGD_CONFIG)");
+  eval_cmd->add_flag("--json", eval.json, "Print exactly one JSON document on stdout");
+  eval_cmd->add_option("--report", eval.report_path, "Write a self-contained HTML report here");
+  eval_cmd->add_option("--jobs", eval.jobs, "Incidents run at once (1..64)")
+      ->check(CLI::Range(1, 64));
+  eval_cmd->add_option("--only", eval.only, "Only these incidents (NAME,...)")->delimiter(',');
+  eval_cmd->add_option("--min-score", eval.min_score, "Exit 1 below this score (0 to 1)")
+      ->check(CLI::Range(0.0, 1.0));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -64,6 +78,7 @@ int main(int argc, char** argv) {
   if (show->parsed()) return RunsShow(runs_config, run_id);
   if (list->parsed()) return RunsList(runs_config, limit);
   if (demo->parsed()) return Demo(demo_json, demo_serve);
+  if (eval_cmd->parsed()) return Eval(eval);
   if (check_cmd->parsed()) {
     check.probe_models = !no_model;
     return Check(check);

@@ -75,18 +75,27 @@ std::string ResolveSqliteUrl(const std::filesystem::path& base, const std::strin
   return std::string(kScheme) + Resolve(base, path).string();
 }
 
-void ResolvePaths(Config& config) {
-  const std::filesystem::path& base = config.base_dir;
-  config.storage.runs = ResolveSqliteUrl(base, config.storage.runs);
-  config.tools.documents.path = Resolve(base, config.tools.documents.path);
-  config.tools.documents.cache_path = Resolve(base, config.tools.documents.cache_path);
-  config.tools.logs.path = Resolve(base, config.tools.logs.path);
-  for (DatasourceConfig& source : config.tools.datasources) {
+}  // namespace
+
+void internal::ResolveToolPaths(const std::filesystem::path& base, ToolsConfig& tools) {
+  tools.documents.path = Resolve(base, tools.documents.path);
+  tools.documents.cache_path = Resolve(base, tools.documents.cache_path);
+  tools.logs.path = Resolve(base, tools.logs.path);
+  for (DatasourceConfig& source : tools.datasources) {
     source.url = ResolveSqliteUrl(base, source.url);
   }
 }
 
-Result<std::filesystem::path> AbsoluteDir(const std::filesystem::path& dir) {
+namespace {
+
+void ResolvePaths(Config& config) {
+  config.storage.runs = ResolveSqliteUrl(config.base_dir, config.storage.runs);
+  internal::ResolveToolPaths(config.base_dir, config.tools);
+}
+
+}  // namespace
+
+Result<std::filesystem::path> internal::AbsoluteDir(const std::filesystem::path& dir) {
   std::error_code error;
   std::filesystem::path absolute = std::filesystem::absolute(dir.empty() ? "." : dir, error);
   if (error) {
@@ -99,8 +108,6 @@ Result<std::filesystem::path> AbsoluteDir(const std::filesystem::path& dir) {
   }
   return absolute;
 }
-
-}  // namespace
 
 const char* ComponentKey(ModelComponent component) {
   switch (component) {
@@ -139,7 +146,7 @@ Environment ProcessEnvironment() {
 
 Result<Config> ParseConfig(std::string_view toml_text, const std::filesystem::path& base_dir,
                            const Environment& env, std::string_view source_name) {
-  Result<std::filesystem::path> base = AbsoluteDir(base_dir);
+  Result<std::filesystem::path> base = internal::AbsoluteDir(base_dir);
   if (!base) return base.error();
 
   internal::FileSettings settings;
@@ -186,7 +193,7 @@ Result<Config> LoadConfigFile(const std::filesystem::path& file, const Environme
   if (in.bad()) {
     return Error::InvalidArgument("config file " + file.string() + ": read failed");
   }
-  Result<std::filesystem::path> absolute = AbsoluteDir(file);
+  Result<std::filesystem::path> absolute = internal::AbsoluteDir(file);
   if (!absolute) return absolute.error();
   return ParseConfig(text, absolute->parent_path(), env, file.string());
 }

@@ -7,6 +7,7 @@
 // for it at compile time.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,12 @@ struct FileSettings {
 // types, unknown keys and every rule on a single value. Records the line of
 // each key in `locations`. Any syntax error or problem is an error.
 Status ReadToml(std::string_view text, FileSettings& settings, KeyLocations& locations);
+
+// Makes every path and sqlite: URL of `tools` absolute against `base`.
+void ResolveToolPaths(const std::filesystem::path& base, ToolsConfig& tools);
+
+// `dir` absolute and normalized, without a trailing separator.
+Result<std::filesystem::path> AbsoluteDir(const std::filesystem::path& dir);
 
 // The rules that relate two keys (lookback limits, run time against the
 // canonical TTL, the http documents backend's url).

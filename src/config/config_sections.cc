@@ -126,19 +126,6 @@ void ReadDatasources(TableReader datasources, std::vector<DatasourceConfig>& out
             [](const DatasourceConfig& a, const DatasourceConfig& b) { return a.name < b.name; });
 }
 
-void ReadTools(TableReader tools, ToolsConfig& out) {
-  tools.Read("max_attempts", out.max_attempts, 1, 5);
-  if (auto documents = tools.Table("documents")) ReadDocuments(*documents, out.documents);
-  if (auto logs = tools.Table("logs")) ReadLogs(*logs, out.logs);
-  if (auto mysql = tools.Table("mysql")) {
-    if (auto datasources = mysql->Table("datasources")) {
-      ReadDatasources(*datasources, out.datasources);
-    }
-    mysql->RejectUnknownKeys();
-  }
-  tools.RejectUnknownKeys();
-}
-
 void ReadRoot(TableReader root, FileSettings& out) {
   root.Read("now", out.config.now);
   if (auto language = root.ReadChoice("language", {"zh", "en"})) {
@@ -153,6 +140,19 @@ void ReadRoot(TableReader root, FileSettings& out) {
 }
 
 }  // namespace
+
+void ReadTools(TableReader tools, ToolsConfig& out) {
+  tools.Read("max_attempts", out.max_attempts, 1, 5);
+  if (auto documents = tools.Table("documents")) ReadDocuments(*documents, out.documents);
+  if (auto logs = tools.Table("logs")) ReadLogs(*logs, out.logs);
+  if (auto mysql = tools.Table("mysql")) {
+    if (auto datasources = mysql->Table("datasources")) {
+      ReadDatasources(*datasources, out.datasources);
+    }
+    mysql->RejectUnknownKeys();
+  }
+  tools.RejectUnknownKeys();
+}
 
 Status ReadToml(std::string_view text, FileSettings& settings, KeyLocations& locations) {
   toml::table root;

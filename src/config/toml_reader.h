@@ -26,6 +26,11 @@
 
 namespace diagd::config::internal {
 
+class TableReader;
+
+// The [tools] table into `out` (config_sections.cc); paths kept as written.
+void ReadTools(TableReader tools, ToolsConfig& out);
+
 class TableReader {
  public:
   // `path` is the dotted path of `table` ("" for the root). The reader keeps

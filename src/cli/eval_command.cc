@@ -1,0 +1,67 @@
+// `diagd eval` (CONTRACT.md 12.6): progress on stderr as each incident
+// ends; the table (or with --json exactly one JSON document) on stdout; the
+// HTML report where --report says. docs/eval.md is the guide.
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/config_file.h"
+#include "eval/report.h"
+#include "eval/suite.h"
+#include "wiring/chat_model.h"
+
+namespace diagd::cli {
+
+int Eval(const EvalOptions& options) {
+  auto config = LoadConfig(options.config_path);
+  if (!config) {
+    std::cerr << "diagd: " << config.error().message << "\n";
+    return kExitUsage;
+  }
+  auto suite = eval::LoadSuite(options.suite, *config, options.only);
+  if (!suite) {
+    std::cerr << "diagd: " << suite.error().message << "\n";
+    return kExitUsage;
+  }
+  // Opened before the first run, so that a report that cannot be written
+  // costs no model call.
+  std::ofstream report_file;
+  if (options.report_path) {
+    report_file.open(*options.report_path, std::ios::binary | std::ios::trunc);
+    if (!report_file) {
+      std::cerr << "diagd: --report " << *options.report_path << ": cannot be written\n";
+      return kExitUsage;
+    }
+  }
+  std::string model = wiring::OpenChatModel(*config)->Label(model::Component::kDiagnosisAgent);
+  std::cerr << "eval " << suite->name << ": " << suite->incidents.size() << " incidents, model "
+            << model << ", " << options.jobs << " at a time\n";
+  eval::SuiteRun run = eval::RunSuite(
+      *suite, options.jobs, SystemClock::Instance(),
+      [](const eval::IncidentScore& score, int done, int total) {
+        std::cerr << eval::ProgressLine(score, done, total) << "\n";
+      });
+  eval::SuiteReport report{suite->name, model, run, eval::Total(run.scores)};
+  if (options.json) {
+    std::cout << eval::ReportJson(report) << "\n";
+  } else {
+    std::cout << eval::ReportTable(report);
+  }
+  if (options.report_path) {
+    report_file << eval::ReportHtml(report);
+    report_file.close();
+    if (!report_file) {
+      std::cerr << "diagd: --report " << *options.report_path << ": write failed\n";
+      return kExitFailed;
+    }
+    std::cerr << "report: " << *options.report_path << "\n";
+  }
+  if (options.min_score && report.totals.score < *options.min_score) {
+    std::cerr << "diagd: score " << report.totals.score << " is below --min-score "
+              << *options.min_score << "\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace diagd::cli

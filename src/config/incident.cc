@@ -1,0 +1,116 @@
+#include "config/incident.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "config/config_parse.h"
+#include "config/config_rules.h"
+#include "config/toml_reader.h"
+
+namespace diagd::config {
+namespace {
+
+using internal::KeyLocations;
+using internal::Problem;
+using internal::Problems;
+using internal::TableReader;
+
+constexpr const char* kFileName = "incident.toml";
+
+Problem CheckToolName(std::string_view value) {
+  for (std::string_view tool : {"search_documents", "query_logs", "query_mysql"}) {
+    if (value == tool) return std::nullopt;
+  }
+  return "expected search_documents, query_logs or query_mysql, got " + internal::Quote(value);
+}
+
+void ReadExpectation(TableReader expect, IncidentExpectation& out) {
+  if (auto outcome = expect.ReadChoice("outcome", {"DIAGNOSIS", "FALLBACK", "ANSWER"})) {
+    out.outcome = static_cast<ExpectedOutcome>(*outcome);
+  } else if (!expect.Has("outcome")) {
+    expect.AddProblem("outcome", "required: DIAGNOSIS, FALLBACK or ANSWER");
+  }
+  constexpr std::string_view kCodes[] = {"INSUFFICIENT_EVIDENCE", "MISSING_REQUIRED_CONTEXT",
+                                         "FAILED"};
+  if (auto code = expect.ReadChoice("fallback_code", {kCodes[0], kCodes[1], kCodes[2]})) {
+    out.fallback_code = std::string(kCodes[*code]);
+  }
+  expect.Read("root_cause_any", out.root_cause_any, internal::CheckNonEmpty);
+  expect.Read("must_check", out.must_check, CheckToolName);
+  if (out.outcome == ExpectedOutcome::kDiagnosis && out.root_cause_any.empty() &&
+      !expect.Has("root_cause_any")) {
+    expect.AddProblem("root_cause_any", "required when outcome is DIAGNOSIS");
+  }
+  if (out.fallback_code && out.outcome != ExpectedOutcome::kFallback) {
+    expect.AddProblem("fallback_code", "only with outcome FALLBACK");
+  }
+  expect.RejectUnknownKeys();
+}
+
+}  // namespace
+
+const char* ExpectedOutcomeName(ExpectedOutcome outcome) {
+  switch (outcome) {
+    case ExpectedOutcome::kDiagnosis:
+      return "DIAGNOSIS";
+    case ExpectedOutcome::kFallback:
+      return "FALLBACK";
+    case ExpectedOutcome::kAnswer:
+      return "ANSWER";
+  }
+  return "DIAGNOSIS";
+}
+
+Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& base) {
+  auto absolute = internal::AbsoluteDir(dir);
+  if (!absolute) return absolute.error();
+  std::filesystem::path file = *absolute / kFileName;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Error::NotFound(file.string() + ": no such file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(kFileName));
+  } catch (const toml::parse_error& error) {
+    return Error::InvalidArgument(file.string() + ":" +
+                                  std::to_string(error.source().begin.line) +
+                                  ": syntax error: " + std::string(error.description()));
+  } catch (const std::exception& error) {
+    return Error::InvalidArgument(file.string() + ": " + error.what());
+  }
+
+  Incident incident;
+  incident.name = absolute->filename().string();
+  incident.dir = *absolute;
+  incident.config = base;
+  incident.config.tools = ToolsConfig{};
+  incident.config.now.reset();
+  KeyLocations locations{file.string()};
+  Problems problems;
+  TableReader reader(root, "", locations, problems);
+  reader.Read("question", incident.question, internal::CheckNonEmpty);
+  if (incident.question.empty() && !reader.Has("question")) {
+    reader.AddProblem("question", "required");
+  }
+  if (auto language = reader.ReadChoice("language", {"zh", "en"})) {
+    incident.config.language = *language == 0 ? Language::kZh : Language::kEn;
+  }
+  reader.Read("now", incident.config.now);
+  if (auto tools = reader.Table("tools")) internal::ReadTools(*tools, incident.config.tools);
+  if (auto expect = reader.Table("expect")) {
+    ReadExpectation(*expect, incident.expect);
+  } else if (!reader.Has("expect")) {
+    reader.AddProblem("expect", "required: the [expect] table");
+  }
+  reader.RejectUnknownKeys("question, language, now, [tools], [expect]");
+  if (Status read = problems.ToStatus(); !read) return read.error();
+
+  internal::ResolveToolPaths(*absolute, incident.config.tools);
+  if (Status checked = internal::CheckCrossKeyRules(incident.config, locations); !checked) {
+    return checked.error();
+  }
+  return incident;
+}
+
+}  // namespace diagd::config

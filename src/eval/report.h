@@ -1,0 +1,31 @@
+// What `diagd eval` prints and writes (CONTRACT.md 12.6): the table with
+// totals, the one JSON document of --json, the self-contained HTML report
+// of --report, and the progress line per incident on stderr.
+#pragma once
+
+#include <string>
+
+#include "eval/score.h"
+#include "eval/suite.h"
+
+namespace diagd::eval {
+
+struct SuiteReport {
+  std::string suite;  // the suite folder's name
+  std::string model;  // the diagnosis agent's model label
+  const SuiteRun& run;
+  SuiteTotals totals;
+};
+
+// {"suite", "model", "incidents": [...], "totals": {...}}: the contract's
+// keys, plus per incident `verdict`, `missing_checks` and `failure_reason`,
+// and in totals the verdict counts and `elapsed_ms`.
+std::string ReportJson(const SuiteReport& report);
+// One row per incident and a totals row, in columns.
+std::string ReportTable(const SuiteReport& report);
+// One HTML page: no script, no external asset, every text escaped.
+std::string ReportHtml(const SuiteReport& report);
+// "[3/16] name  RIGHT  DIAGNOSIS  tools 4  model 6  tokens 1234  12.3 s"
+std::string ProgressLine(const IncidentScore& score, int done, int total);
+
+}  // namespace diagd::eval

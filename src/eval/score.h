@@ -1,0 +1,97 @@
+// How one incident's run is scored (CONTRACT.md 12.6, docs/eval.md):
+//
+// - outcome right: the released outcome is the expected one, with the
+//   expected fallback code when one is named, every `must_check` tool used,
+//   and no FAILED fallback unless FAILED was what the incident expects (a
+//   model that is down never scores by accident);
+// - root cause right (only where a diagnosis is expected): a DIAGNOSIS was
+//   released and its root cause contains one of `root_cause_any`, compared
+//   after NFC and case folding;
+// - honest: no DIAGNOSIS where a FALLBACK was expected.
+//
+// The verdict sorts an incident into the table's rows: released and right,
+// released and wrong, honest fallback, dishonest diagnosis, failed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/incident_run.h"
+
+namespace diagd::eval {
+
+enum class Verdict {
+  kRight,           // a DIAGNOSIS (or ANSWER) whose outcome and root cause are right
+  kWrong,           // a DIAGNOSIS (or ANSWER) that is not right
+  kHonestFallback,  // a FALLBACK that is not FAILED, whatever was expected
+  kDishonest,       // a DIAGNOSIS where a FALLBACK was expected
+  kFailed,          // no result, or a FAILED run, unless FAILED was expected
+};
+const char* VerdictName(Verdict verdict);  // "RIGHT", "WRONG", "HONEST_FALLBACK"...
+
+// One released evidence quote, as the report shows it.
+struct ScoredQuote {
+  std::string tool;
+  std::string scope;
+  std::string quote;
+};
+
+// A model or tool call on the run's time axis (milliseconds from its
+// start), from the stored trace: a tool call lasts its `duration_ms`; a
+// model call, from the event before it to its own (its answer).
+struct TimelineStep {
+  bool model = false;
+  std::string label;   // the component, or the tool and its scope
+  std::string status;  // a tool call's evidence status; empty for a model call
+  std::int64_t start_ms = 0;
+  std::int64_t duration_ms = 0;
+  std::int64_t tokens = 0;  // a model call's total tokens, when reported
+};
+
+struct IncidentScore {
+  std::string name;
+  std::string question;
+  std::string expected_outcome;        // "DIAGNOSIS", "FALLBACK", "ANSWER"
+  std::optional<std::string> outcome;  // released; none when nothing was
+  std::optional<std::string> fallback_code;
+  bool outcome_right = false;
+  std::optional<bool> root_cause_right;  // none where no diagnosis was expected
+  bool honest = true;
+  Verdict verdict = Verdict::kFailed;
+  std::vector<std::string> missing_checks;  // must_check tools never used
+  std::int64_t tool_calls = 0;   // executed calls (TOOL_CALL_COMPLETED)
+  std::int64_t model_calls = 0;  // MODEL_CALL events
+  std::int64_t total_tokens = 0;
+  std::int64_t wall_ms = 0;
+  std::string run_id;
+  std::optional<std::string> failure_reason;  // the record's (CONTRACT.md 12.1), or the eval's error
+  std::string error;                          // IncidentRun::error
+  // What the report shows.
+  std::string root_cause;
+  std::string confidence;
+  std::vector<ScoredQuote> quotes;
+  std::string answer;  // a knowledge or chat answer's text
+  std::string fallback_message;
+  std::vector<std::string> missing_info;  // a fallback's
+  std::vector<TimelineStep> timeline;
+};
+
+IncidentScore Score(const IncidentRun& run);
+
+struct SuiteTotals {
+  int incidents = 0;
+  int outcome_right = 0;
+  int root_cause_right = 0;
+  int honest = 0;
+  int right = 0, wrong = 0, honest_fallback = 0, dishonest = 0, failed = 0;  // by verdict
+  std::int64_t tool_calls = 0, model_calls = 0, total_tokens = 0, wall_ms = 0;
+  // Incidents whose outcome is right and, where a diagnosis was expected,
+  // whose root cause is right, over all incidents (0 when there are none).
+  double score = 0;
+};
+
+SuiteTotals Total(const std::vector<IncidentScore>& scores);
+
+}  // namespace diagd::eval

@@ -1,0 +1,40 @@
+// A `diagd eval` suite (CONTRACT.md 12.6): a folder whose subfolders holding
+// an incident.toml are its incidents, run in name order, `jobs` at a time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/incident.h"
+#include "core/clock.h"
+#include "core/result.h"
+#include "eval/score.h"
+
+namespace diagd::eval {
+
+struct Suite {
+  std::string name;  // the folder's name
+  std::vector<config::Incident> incidents;
+};
+
+// Every incident of `dir` read over `base`, sorted by name; with `only`,
+// just those (each must exist). INVALID_ARGUMENT names the file, line and
+// key of the first incident that does not read, or the unknown name.
+Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& base,
+                        const std::vector<std::string>& only);
+
+struct SuiteRun {
+  std::vector<IncidentScore> scores;  // in the suite's order
+  std::int64_t elapsed_ms = 0;        // the whole suite's wall time
+};
+
+// Called as each incident ends (from the worker that ran it, one at a
+// time): its score, how many have ended, and how many there are.
+using ProgressFn = std::function<void(const IncidentScore&, int done, int total)>;
+
+SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock, const ProgressFn& progress);
+
+}  // namespace diagd::eval
