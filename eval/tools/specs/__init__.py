@@ -4,4 +4,7 @@ SPECS = [
     "pool-slow-query",
     "release-regression",
     "cert-expired",
+    "disk-full",
+    "dns-failure",
+    "oom-kill",
 ]
