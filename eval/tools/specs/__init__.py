@@ -7,4 +7,7 @@ SPECS = [
     "disk-full",
     "dns-failure",
     "oom-kill",
+    "gc-pause",
+    "mq-consumer-lag",
+    "bad-config-push",
 ]

@@ -36,7 +36,7 @@ def build():
 
     order.poisson(ws.start, ws.end, 2.2, checkout)
     noise_gateway(ws, gw, [("GET", "/api/v1/products?page=2", "catalog-service/10.20.3.5:8080"),
-                           ("GET", "/api/v1/search?q=phone", "search-service/10.20.4.7:8080")], per_minute=3)
+                           ("GET", "/api/v1/search?q=phone", "search-service/10.20.4.7:8080")], per_minute=1.5)
     # Innocent: the search rate limit tightened at 10:05; a few 429s on /api/v1/search only.
     gw.burst(hms(10, 5, 30), ws.end, 28, lambda r, t: access(r, "GET", "/api/v1/search?q=tv", 429, 0.0, "-"), level="WARN")
     noise_redis_blip(ws, order, hms(8, 51), o_pod)
