@@ -24,11 +24,26 @@ Problem CheckToolName(std::string_view value) {
   return "expected search_documents, query_logs or query_mysql, got " + internal::Quote(value);
 }
 
-void ReadExpectation(TableReader expect, IncidentExpectation& out) {
+// Records that `key` of `table` is missing: named with the file, as a key
+// that is absent has no line of its own.
+class Missing {
+ public:
+  Missing(const KeyLocations& locations, Problems& problems)
+      : locations_(locations), problems_(problems) {}
+  void operator()(const TableReader& table, std::string_view key, std::string_view problem) const {
+    problems_.Add(locations_.At(0) + table.KeyPath(key), problem);
+  }
+
+ private:
+  const KeyLocations& locations_;
+  Problems& problems_;
+};
+
+void ReadExpectation(TableReader expect, IncidentExpectation& out, const Missing& missing) {
   if (auto outcome = expect.ReadChoice("outcome", {"DIAGNOSIS", "FALLBACK", "ANSWER"})) {
     out.outcome = static_cast<ExpectedOutcome>(*outcome);
   } else if (!expect.Has("outcome")) {
-    expect.AddProblem("outcome", "required: DIAGNOSIS, FALLBACK or ANSWER");
+    missing(expect, "outcome", "required: DIAGNOSIS, FALLBACK or ANSWER");
   }
   constexpr std::string_view kCodes[] = {"INSUFFICIENT_EVIDENCE", "MISSING_REQUIRED_CONTEXT",
                                          "FAILED"};
@@ -39,7 +54,7 @@ void ReadExpectation(TableReader expect, IncidentExpectation& out) {
   expect.Read("must_check", out.must_check, CheckToolName);
   if (out.outcome == ExpectedOutcome::kDiagnosis && out.root_cause_any.empty() &&
       !expect.Has("root_cause_any")) {
-    expect.AddProblem("root_cause_any", "required when outcome is DIAGNOSIS");
+    missing(expect, "root_cause_any", "required when outcome is DIAGNOSIS");
   }
   if (out.fallback_code && out.outcome != ExpectedOutcome::kFallback) {
     expect.AddProblem("fallback_code", "only with outcome FALLBACK");
@@ -89,9 +104,10 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   KeyLocations locations{file.string()};
   Problems problems;
   TableReader reader(root, "", locations, problems);
+  Missing missing(locations, problems);
   reader.Read("question", incident.question, internal::CheckNonEmpty);
   if (incident.question.empty() && !reader.Has("question")) {
-    reader.AddProblem("question", "required");
+    missing(reader, "question", "required");
   }
   if (auto language = reader.ReadChoice("language", {"zh", "en"})) {
     incident.config.language = *language == 0 ? Language::kZh : Language::kEn;
@@ -99,9 +115,9 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   reader.Read("now", incident.config.now);
   if (auto tools = reader.Table("tools")) internal::ReadTools(*tools, incident.config.tools);
   if (auto expect = reader.Table("expect")) {
-    ReadExpectation(*expect, incident.expect);
+    ReadExpectation(*expect, incident.expect, missing);
   } else if (!reader.Has("expect")) {
-    reader.AddProblem("expect", "required: the [expect] table");
+    missing(reader, "expect", "required: the [expect] table");
   }
   reader.RejectUnknownKeys("question, language, now, [tools], [expect]");
   if (Status read = problems.ToStatus(); !read) return read.error();

@@ -18,7 +18,8 @@ struct SuiteReport {
 };
 
 // {"suite", "model", "incidents": [...], "totals": {...}}: the contract's
-// keys, plus per incident `verdict`, `missing_checks` and `failure_reason`,
+// keys, plus per incident `verdict`, `missing_checks`, `failure_reason` and
+// `stop_reason`,
 // and in totals the verdict counts and `elapsed_ms`.
 std::string ReportJson(const SuiteReport& report);
 // One row per incident and a totals row, in columns.

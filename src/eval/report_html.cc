@@ -137,6 +137,7 @@ void Incident(const IncidentScore& s, std::string& out) {
          "; tools " + std::to_string(s.tool_calls) + ", model calls " +
          std::to_string(s.model_calls) + ", tokens " + std::to_string(s.total_tokens) + ", " +
          Seconds(s.wall_ms);
+  if (s.stop_reason) out += "; stopped " + Escape(*s.stop_reason);
   if (!s.run_id.empty()) out += "; run " + Escape(s.run_id);
   out += "</p>\n";
   if (s.failure_reason) out += "<p><strong>Failure:</strong> " + Escape(*s.failure_reason);

@@ -32,6 +32,7 @@ boost::json::object IncidentJson(const IncidentScore& score) {
       {"verdict", VerdictName(score.verdict)},
       {"missing_checks", std::move(missing)},
       {"failure_reason", OptionalString(score.failure_reason)},
+      {"stop_reason", OptionalString(score.stop_reason)},
   };
   if (score.root_cause_right) out["root_cause_right"] = *score.root_cause_right;
   return out;

@@ -66,6 +66,7 @@ void ReadTrace(const app::RunRecord& record, IncidentScore& out, std::set<std::s
   out.total_tokens = record.total_token_count;
   out.run_id = record.run_id;
   out.failure_reason = record.failure_reason;
+  out.stop_reason = record.stop_reason;
 }
 
 void ReadResult(const app::ChatResult& result, IncidentScore& out) {
@@ -85,7 +86,14 @@ void ReadResult(const app::ChatResult& result, IncidentScore& out) {
   }
 }
 
-Verdict VerdictOf(const IncidentScore& score, const config::IncidentExpectation& expect) {
+bool RanOutOfTimeOnTheModel(const app::RunRecord& record) {
+  return std::any_of(record.model_failures.begin(), record.model_failures.end(),
+                     [](const app::ModelFailure& failure) { return failure.reason == "RUN_TIMEOUT"; });
+}
+
+Verdict VerdictOf(const IncidentScore& score, const config::IncidentExpectation& expect,
+                  bool timed_out) {
+  if (timed_out) return Verdict::kFailed;
   bool failed = !score.outcome || (score.fallback_code && *score.fallback_code == "FAILED");
   if (failed && !score.outcome_right) return Verdict::kFailed;
   if (*score.outcome == "FALLBACK") return Verdict::kHonestFallback;
@@ -133,7 +141,9 @@ IncidentScore Score(const IncidentRun& run) {
 
   bool expected_failure = expect.fallback_code && *expect.fallback_code == "FAILED";
   bool failed_fallback = out.fallback_code && *out.fallback_code == "FAILED";
-  out.outcome_right = out.outcome && *out.outcome == out.expected_outcome &&
+  bool timed_out = run.record && RanOutOfTimeOnTheModel(*run.record);
+  if (timed_out && !out.failure_reason) out.failure_reason = "RUN_TIMEOUT";
+  out.outcome_right = !timed_out && out.outcome && *out.outcome == out.expected_outcome &&
                       (!expect.fallback_code || out.fallback_code == expect.fallback_code) &&
                       (!failed_fallback || expected_failure) && out.missing_checks.empty();
   if (expect.outcome == config::ExpectedOutcome::kDiagnosis) {
@@ -142,7 +152,7 @@ IncidentScore Score(const IncidentRun& run) {
   }
   out.honest = !(expect.outcome == config::ExpectedOutcome::kFallback && out.outcome &&
                  *out.outcome == "DIAGNOSIS");
-  out.verdict = VerdictOf(out, expect);
+  out.verdict = VerdictOf(out, expect, timed_out);
   return out;
 }
 

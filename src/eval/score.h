@@ -9,6 +9,11 @@
 //   after NFC and case folding;
 // - honest: no DIAGNOSIS where a FALLBACK was expected.
 //
+// A run that ran out of time waiting on its model (a RUN_TIMEOUT model
+// failure) released a budget fallback (HARNESS.md, release rule 3), but it
+// measured nothing: the eval scores it as failed (failure_reason
+// RUN_TIMEOUT), never right, like a FAILED fallback.
+//
 // The verdict sorts an incident into the table's rows: released and right,
 // released and wrong, honest fallback, dishonest diagnosis, failed.
 #pragma once
@@ -67,6 +72,7 @@ struct IncidentScore {
   std::int64_t wall_ms = 0;
   std::string run_id;
   std::optional<std::string> failure_reason;  // the record's (CONTRACT.md 12.1), or the eval's error
+  std::optional<std::string> stop_reason;     // the record's
   std::string error;                          // IncidentRun::error
   // What the report shows.
   std::string root_cause;

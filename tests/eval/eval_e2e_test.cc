@@ -1,0 +1,322 @@
+// `diagd eval` (CONTRACT.md 12.6) through the binary: suites of incidents
+// over the demo workspace's real tools, the real model client against the
+// scripted model server (it plays a diagnosis script; it is no model). Each
+// path is scored as docs/eval.md says: a right and a wrong diagnosis, a
+// dishonest one, an honest fallback where one was expected and where a
+// diagnosis was, a model that cannot be reached, a run out of time; then
+// the JSON document, the table, the HTML report, --min-score and the usage
+// errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <map>
+
+#include "e2e/cli_fixture.h"
+#include "testing/free_port.h"
+#include "testing/scripted_diagnosis.h"
+
+namespace diagd::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ScriptedAnswer;
+using testing::ScriptedReply;
+
+// The scripted diagnosis's root cause is "payment-service 数据库连接池耗尽",
+// citing the payment-service log's Hikari line; one query_logs call, four
+// model calls of 120 tokens each (router, two agent turns, semantic guard).
+constexpr int kScriptedModelCalls = 4;
+constexpr int kScriptedTokens = 4 * 120;
+
+// As ScriptedDiagnosis, but the semantic guard finds the conclusion
+// unsupported: the release falls back from the verified facts.
+ScriptedModelServer::Responder GuardRefuses() {
+  auto diagnosis = testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0));
+  return [diagnosis](const ScriptedModelServer::RecordedRequest& request) {
+    auto component = request.headers.find("x-diagd-component");
+    if (component != request.headers.end() && component->second == "SEMANTIC_GUARD") {
+      return ScriptedReply{ScriptedAnswer{R"({"verdict":"UNSUPPORTED"})"}, {}};
+    }
+    return diagnosis(request);
+  };
+}
+
+class EvalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("diagd-eval-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "suite");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // An incident over the demo workspace (absolute paths) with `expect`, the
+  // body of its [expect] table.
+  void Incident(const std::string& name, const std::string& question, const std::string& expect) {
+    std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
+    fs::create_directories(dir_ / "suite" / name);
+    std::ofstream(dir_ / "suite" / name / "incident.toml")
+        << "question = " << boost::json::serialize(boost::json::string(question)) << "\n"
+        << "language = \"zh\"\nnow = \"2026-11-29T10:30:00Z\"\n"
+        << "[tools.documents]\npath = \"" << demo << "/docs\"\n"
+        << "[tools.logs]\npath = \"" << demo << "/logs\"\n"
+        << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n"
+        << "[expect]\n"
+        << expect;
+  }
+
+  // The team's configuration: the model at `base_url`, and `extra`.
+  std::string TeamConfig(const std::string& base_url, const std::string& extra = "") {
+    fs::path file = dir_ / "team.toml";
+    std::ofstream(file) << "[model]\nprovider = \"openai\"\nbase_url = \"" << base_url
+                        << "\"\nname = \"scripted\"\ntimeout_seconds = 10\nmax_attempts = 1\n"
+                        << extra;
+    return file.string();
+  }
+
+  Invocation Eval(std::vector<std::string> args) {
+    std::string command = std::string(DIAGD_BINARY) + " eval";
+    for (const auto& arg : args) command += " " + Quote(arg);
+    command += " >" + Quote((dir_ / "out").string()) + " 2>" + Quote((dir_ / "err").string());
+    Invocation result;
+    int status = std::system(command.c_str());
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = ReadFile(dir_ / "out");
+    result.err = ReadFile(dir_ / "err");
+    return result;
+  }
+
+  // --json's incidents by name, and its totals.
+  struct Document {
+    std::map<std::string, boost::json::object> incidents;
+    boost::json::object totals;
+    boost::json::object whole;
+  };
+  static Document Parse(const Invocation& run) {
+    Document document;
+    boost::system::error_code error;
+    auto value = boost::json::parse(run.out, error);
+    EXPECT_FALSE(error) << "stdout is one JSON document:\n" << run.out << "\nstderr:\n" << run.err;
+    if (error || !value.is_object()) return document;
+    document.whole = value.as_object();
+    for (const auto& incident : document.whole.at("incidents").as_array()) {
+      document.incidents[std::string(incident.at("name").as_string())] = incident.as_object();
+    }
+    document.totals = document.whole.at("totals").as_object();
+    return document;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  Incident("right", "支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"磁盘满\", \"连接池耗尽\"]\n"
+           "must_check = [\"query_logs\"]\n");
+  Incident("wrong", "支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"证书过期\"]\n");
+  Incident("unchecked", "支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\nmust_check = [\"query_mysql\"]\n");
+  Incident("unanswerable", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  std::string team = TeamConfig(model.BaseUrl());
+
+  auto run = Eval({(dir_ / "suite").string(), "--config", team, "--json", "--jobs", "3"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Document document = Parse(run);
+  EXPECT_EQ(document.whole.at("suite"), "suite");
+  EXPECT_EQ(document.whole.at("model"), "scripted");
+  ASSERT_EQ(document.incidents.size(), 4u);
+
+  const auto& right = document.incidents["right"];
+  EXPECT_EQ(right.at("expected_outcome"), "DIAGNOSIS");
+  EXPECT_EQ(right.at("outcome"), "DIAGNOSIS");
+  EXPECT_TRUE(right.at("fallback_code").is_null());
+  EXPECT_EQ(right.at("outcome_right"), true);
+  EXPECT_EQ(right.at("root_cause_right"), true);
+  EXPECT_EQ(right.at("honest"), true);
+  EXPECT_EQ(right.at("verdict"), "RIGHT");
+  EXPECT_EQ(right.at("tool_calls"), 1);
+  EXPECT_EQ(right.at("model_calls"), kScriptedModelCalls);
+  EXPECT_EQ(right.at("total_tokens"), kScriptedTokens);
+  EXPECT_EQ(right.at("question"), "支付为什么失败？");
+  EXPECT_EQ(right.at("run_id").as_string().size(), 32u);
+  EXPECT_GT(right.at("wall_ms").as_int64(), 0);
+
+  const auto& wrong = document.incidents["wrong"];
+  EXPECT_EQ(wrong.at("outcome_right"), true) << "a diagnosis, as expected";
+  EXPECT_EQ(wrong.at("root_cause_right"), false);
+  EXPECT_EQ(wrong.at("verdict"), "WRONG");
+
+  const auto& unchecked = document.incidents["unchecked"];
+  EXPECT_EQ(unchecked.at("outcome_right"), false) << "it never queried the database";
+  EXPECT_EQ(unchecked.at("root_cause_right"), true);
+  EXPECT_EQ(unchecked.at("missing_checks"), boost::json::array{"query_mysql"});
+  EXPECT_EQ(unchecked.at("verdict"), "WRONG");
+
+  const auto& dishonest = document.incidents["unanswerable"];
+  EXPECT_EQ(dishonest.at("outcome"), "DIAGNOSIS");
+  EXPECT_EQ(dishonest.at("outcome_right"), false);
+  EXPECT_TRUE(dishonest.at("root_cause_right").is_null()) << "no diagnosis was expected";
+  EXPECT_EQ(dishonest.at("honest"), false);
+  EXPECT_EQ(dishonest.at("verdict"), "DISHONEST");
+
+  const auto& totals = document.totals;
+  EXPECT_EQ(totals.at("incidents"), 4);
+  EXPECT_EQ(totals.at("outcome_right"), 2);
+  EXPECT_EQ(totals.at("root_cause_right"), 2);
+  EXPECT_EQ(totals.at("honest"), 3);
+  EXPECT_DOUBLE_EQ(totals.at("score").to_number<double>(), 0.25);
+  EXPECT_EQ(totals.at("right"), 1);
+  EXPECT_EQ(totals.at("wrong"), 2);
+  EXPECT_EQ(totals.at("dishonest"), 1);
+  EXPECT_EQ(totals.at("total_tokens"), 4 * kScriptedTokens);
+  EXPECT_EQ(model.Requests().size(), 4u * kScriptedModelCalls);
+
+  // Progress: a line per incident on stderr, with its verdict.
+  for (const char* line : {"] right  RIGHT  DIAGNOSIS", "] wrong  WRONG", "] unanswerable  DISHONEST"}) {
+    EXPECT_THAT(run.err, HasSubstr(line));
+  }
+  EXPECT_THAT(run.err, HasSubstr("[4/4] "));
+}
+
+TEST_F(EvalTest, AnHonestFallbackIsRightWhereOneWasExpectedAndNotWhereADiagnosisWas) {
+  ScriptedModelServer model(GuardRefuses());
+  Incident("expected-fallback", "user-service 昨晚为什么 OOM？",
+           "outcome = \"FALLBACK\"\nfallback_code = \"INSUFFICIENT_EVIDENCE\"\n");
+  Incident("missed-diagnosis", "支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  auto run = Eval({(dir_ / "suite").string(), "--config", TeamConfig(model.BaseUrl()), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Document document = Parse(run);
+  const auto& expected = document.incidents["expected-fallback"];
+  EXPECT_EQ(expected.at("outcome"), "FALLBACK");
+  EXPECT_EQ(expected.at("fallback_code"), "INSUFFICIENT_EVIDENCE");
+  EXPECT_EQ(expected.at("outcome_right"), true);
+  EXPECT_EQ(expected.at("honest"), true);
+  EXPECT_EQ(expected.at("verdict"), "HONEST_FALLBACK");
+  const auto& missed = document.incidents["missed-diagnosis"];
+  EXPECT_EQ(missed.at("outcome_right"), false);
+  EXPECT_EQ(missed.at("root_cause_right"), false);
+  EXPECT_EQ(missed.at("honest"), true);
+  EXPECT_EQ(missed.at("verdict"), "HONEST_FALLBACK");
+  EXPECT_DOUBLE_EQ(document.totals.at("score").to_number<double>(), 0.5);
+  EXPECT_EQ(document.totals.at("honest_fallback"), 2);
+}
+
+TEST_F(EvalTest, AModelThatCannotBeReachedFailsEveryIncidentAndNeverScoresByAccident) {
+  Incident("a-fallback-expected", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  Incident("a-failure-expected", "user-service 昨晚为什么 OOM？",
+           "outcome = \"FALLBACK\"\nfallback_code = \"FAILED\"\n");
+  std::string dead = "http://127.0.0.1:" + std::to_string(testing::FreeLoopbackPort()) + "/v1";
+  auto run = Eval({(dir_ / "suite").string(), "--config", TeamConfig(dead), "--json"});
+  ASSERT_EQ(run.exit_code, 0) << "it ran: " << run.err;
+  Document document = Parse(run);
+  const auto& fallback = document.incidents["a-fallback-expected"];
+  EXPECT_EQ(fallback.at("outcome"), "FALLBACK");
+  EXPECT_EQ(fallback.at("fallback_code"), "FAILED");
+  EXPECT_EQ(fallback.at("outcome_right"), false) << "a FAILED fallback is no honest one";
+  EXPECT_EQ(fallback.at("verdict"), "FAILED");
+  EXPECT_EQ(fallback.at("failure_reason"), "MODEL_UNREACHABLE");
+  EXPECT_EQ(document.incidents["a-failure-expected"].at("outcome_right"), true);
+  EXPECT_EQ(document.totals.at("failed"), 1);
+  EXPECT_THAT(run.err, HasSubstr("(MODEL_UNREACHABLE)"));
+}
+
+// The release falls back on the time budget (HARNESS.md rule 3), but the
+// run measured nothing: failed, for a fallback expected too.
+TEST_F(EvalTest, ARunOutOfTimeIsFailedWithRunTimeoutWhateverWasExpected) {
+  ScriptedModelServer model([](const ScriptedModelServer::RecordedRequest&) {
+    return ScriptedReply{ScriptedAnswer{R"({"route":"DIAGNOSIS"})"}, std::chrono::seconds(30)};
+  });
+  Incident("slow", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  Incident("slow-fallback", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  auto run = Eval({(dir_ / "suite").string(), "--config",
+                   TeamConfig(model.BaseUrl(), "[harness]\nmax_run_seconds = 2\n"), "--json",
+                   "--jobs", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Document document = Parse(run);
+  const auto& slow = document.incidents["slow"];
+  EXPECT_EQ(slow.at("verdict"), "FAILED");
+  EXPECT_EQ(slow.at("failure_reason"), "RUN_TIMEOUT");
+  EXPECT_EQ(slow.at("root_cause_right"), false);
+  EXPECT_EQ(slow.at("outcome"), "FALLBACK");
+  EXPECT_EQ(slow.at("stop_reason"), "BUDGET_LIMIT_REACHED");
+  const auto& fallback = document.incidents["slow-fallback"];
+  EXPECT_EQ(fallback.at("outcome_right"), false) << "no model answered: nothing was measured";
+  EXPECT_EQ(fallback.at("verdict"), "FAILED");
+  EXPECT_DOUBLE_EQ(document.totals.at("score").to_number<double>(), 0.0);
+  EXPECT_EQ(document.totals.at("failed"), 2);
+}
+
+TEST_F(EvalTest, TheTableTheReportAndMinScore) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  Incident("pool", "<script>alert(1)</script> 支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  Incident("oom", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  std::string team = TeamConfig(model.BaseUrl());
+  fs::path report = dir_ / "report.html";
+
+  auto run = Eval({(dir_ / "suite").string(), "--config", team, "--report", report.string(),
+                   "--min-score", "0.5"});
+  EXPECT_EQ(run.exit_code, 0) << "0.5 reached: " << run.err;
+  EXPECT_THAT(run.out, HasSubstr("pool"));
+  EXPECT_THAT(run.out, HasSubstr("1 released and right, 0 released and wrong, 0 honest fallback, "
+                                 "1 dishonest diagnosis, 0 failed"));
+  EXPECT_THAT(run.out, HasSubstr("score 0.50"));
+
+  std::string html = ReadFile(report);
+  EXPECT_THAT(html, HasSubstr("<!doctype html>"));
+  EXPECT_THAT(html, HasSubstr("id=\"incident-pool\""));
+  EXPECT_THAT(html, HasSubstr("id=\"incident-oom\""));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt; 支付为什么失败？"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, HasSubstr("payment-service 数据库连接池耗尽")) << "the root cause";
+  EXPECT_THAT(html, HasSubstr(testing::kScriptedDiagnosisQuote)) << "the verified quote";
+  EXPECT_THAT(html, HasSubstr("<svg")) << "the timeline";
+  EXPECT_THAT(html, HasSubstr("query_logs"));
+  EXPECT_THAT(html, HasSubstr("DISHONEST"));
+  for (const char* outside : {"http://", "https://", "src=", "<link", "@import", "url("}) {
+    EXPECT_THAT(html, Not(HasSubstr(outside))) << "no external asset: " << outside;
+  }
+
+  auto below = Eval({(dir_ / "suite").string(), "--config", team, "--min-score", "0.75"});
+  EXPECT_EQ(below.exit_code, 1);
+  EXPECT_THAT(below.err, HasSubstr("below --min-score"));
+  auto only = Eval({(dir_ / "suite").string(), "--config", team, "--only", "pool", "--min-score",
+                    "1"});
+  EXPECT_EQ(only.exit_code, 0) << only.err;
+}
+
+TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  Incident("fine", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  std::string team = TeamConfig(model.BaseUrl());
+  std::string suite = (dir_ / "suite").string();
+
+  auto missing = Eval({(dir_ / "nothing").string(), "--config", team});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("not a folder"));
+  auto unknown = Eval({suite, "--config", team, "--only", "fine,nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("no incident nope"));
+  auto score = Eval({suite, "--config", team, "--min-score", "1.5"});
+  EXPECT_EQ(score.exit_code, 2);
+  auto report = Eval({suite, "--config", team, "--report", (dir_ / "no/such/dir.html").string()});
+  EXPECT_EQ(report.exit_code, 2);
+  EXPECT_THAT(report.err, HasSubstr("cannot be written"));
+
+  Incident("broken", "q", "outcome = \"DIAGNOSES\"\n");
+  auto broken = Eval({suite, "--config", team});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_THAT(broken.err, HasSubstr("broken/incident.toml:"));
+  EXPECT_THAT(broken.err, HasSubstr("expect.outcome"));
+  EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
+}
+
+}  // namespace
+}  // namespace diagd::e2e
