@@ -72,3 +72,78 @@ def hours(ws):
     """The whole hours inside the window (for hourly noise)."""
     first = int(ws.start // 3600) + 1
     return [hms(h) for h in range(first, int(ws.end // 3600) + 1)]
+
+
+def quiet_shop(ws, lang="zh", errors=True):
+    """A healthy shop (gateway, order-service, payment-service) with the usual noise.
+
+    For the incidents the data cannot answer and the ones that lack context:
+    something always looks a little wrong, nothing explains an outage."""
+    from simlib import java, exec_thread, access, pod, noise_gateway, noise_redis_blip, noise_cert_reminder, noise_jvm_gc
+    gw, order, pay = ws.topic("gateway", "log"), ws.topic("order-service"), ws.topic("payment-service")
+    opod, ppod = pod("order-service"), pod("payment-service")
+    zh = lang == "zh"
+
+    def place(r, t):
+        oid = f"{ws.date.replace('-', '')}{r.randint(10**9, 10**10 - 1)}"
+        pay.add(t - 0.1, "INFO", java(ppod, exec_thread(r), "c.s.pay.service.PaymentService",
+                ("支付成功 orderId=" if zh else "payment ok orderId=") + f"{oid} cost={r.randint(120, 300)}ms"))
+        gw.add(t + 0.02, "INFO", access(r, "POST", "/api/v1/orders", 200, 0.3, "order-service/10.17.1.2:8080"))
+        return java(opod, exec_thread(r), "c.s.order.service.OrderService",
+                    ("下单成功 orderId=" if zh else "order placed orderId=") + f"{oid} cost={r.randint(200, 380)}ms")
+    order.poisson(ws.start, ws.end, 2.0, place)
+    noise_gateway(ws, gw, [("GET", "/api/v1/products?page=1", "catalog-service/10.17.3.3:8080")], per_minute=1.5)
+    noise_cert_reminder(ws, gw, "www.shop.example.com", 12)
+    noise_redis_blip(ws, order, ws.start + 2400, opod)
+    noise_jvm_gc(ws, pay, ppod)
+    if errors:
+        pay.burst(ws.start, ws.end, 6, lambda r, t: ("WARN", java(ppod, exec_thread(r), "c.s.pay.callback.CallbackHandler",
+                  ("渠道回调验签失败，已丢弃 reason=SIGN_MISMATCH" if zh else "channel callback signature mismatch, dropped"))))
+        order.burst(ws.start, ws.end, 5, lambda r, t: ("ERROR", java(opod, exec_thread(r), "c.s.order.service.OrderService",
+                    "org.springframework.dao.DuplicateKeyException: Duplicate entry for key 'orders.uk_user_request'")))
+        gw.burst(ws.start + 3000, ws.start + 3060, 2, lambda r, t: ("ERROR",
+                 'connect() failed (111: Connection refused) while connecting to upstream, upstream: "http://10.17.3.3:8080/api/v1/products"'))
+    return gw, order, pay
+
+
+GC_RUNBOOK_ZH = """
+# JVM 频繁 Full GC 与 OOM
+
+## 症状
+`Pause Full`、`java.lang.OutOfMemoryError: Java heap space`，Pod `OOMKilled`。
+
+## 排查
+看 {service} 的 GC 日志中 `heap after GC` 的走势：持续上升是泄漏；对照同一时间段的发布。
+没有该服务当时的 GC 日志或堆转储时，无法判断原因，只能先扩容并开启 `-XX:+HeapDumpOnOutOfMemoryError`。
+"""
+
+GC_RUNBOOK_EN = """
+# JVM Full GC and OOM
+
+## Symptom
+`Pause Full`, `java.lang.OutOfMemoryError: Java heap space`, pods `OOMKilled`.
+
+## Investigation
+Follow `heap after GC` in {service}'s GC log: a steady climb is a leak; match it with a release at that time.
+Without that service's GC log or a heap dump from the time, the cause cannot be told; scale out and enable `-XX:+HeapDumpOnOutOfMemoryError` first.
+"""
+
+ORDER_RUNBOOK_ZH = """
+# 订单服务 order-service
+
+## 下单失败
+先看 order-service 的 ERROR：调用支付服务超时见《支付服务》；`DuplicateKeyException ... uk_user_request` 是用户重复提交，正常拦截。
+
+## 商品接口 502
+`connect() failed (111: Connection refused)` 指向 catalog-service：Pod 重启期间的短暂 502，自愈。
+"""
+
+ORDER_RUNBOOK_EN = """
+# order-service
+
+## Orders failing
+Start from order-service's ERROR lines. `DuplicateKeyException ... uk_user_request` is a duplicate submit, rejected on purpose.
+
+## 502 on product endpoints
+`connect() failed (111: Connection refused)` to catalog-service: a pod restarting; heals by itself.
+"""
