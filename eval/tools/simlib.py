@@ -181,11 +181,18 @@ class Workspace:
         r = self.rng("changes")
         history = []
         for i, service in enumerate(routine):
+            # Routine versions count up to just below the service's first version in `rows`.
+            known = [c["version"] for c in sorted(rows, key=lambda c: c["at"])
+                     if c["service"] == service and c.get("version", "").startswith("v")]
+            major, minor = (known[0][1:].split(".")[:2] if known else (str(r.randint(1, 4)), str(r.randint(1, 9))))
+            minor = str(max(0, int(minor) - 1))
+            patch = 0
             for d in range(routine_days, 0, -1):
                 if r.random() < 0.45:
+                    patch += r.randint(1, 3)
                     t = -d * 86400 + hms(r.randint(2, 9), r.choice([0, 10, 20, 30, 40, 50]))
                     history.append({"service": service, "kind": "deploy",
-                                    "version": f"v{r.randint(1, 4)}.{r.randint(0, 9)}.{r.randint(0, 20)}",
+                                    "version": f"v{major}.{minor}.{patch}",
                                     "at": t, "operator": r.choice(OPERATORS),
                                     "ticket": f"{r.choice(['OPS', 'REL', 'CHG'])}-{r.randint(1000, 1999)}",
                                     "summary": r.choice(ROUTINE_ZH if self.lang == "zh" else ROUTINE_EN)})
@@ -330,7 +337,7 @@ def noise_gateway(ws, topic, routes, start=None, end=None, per_minute=6):
     def line(r, t):
         method, path, upstream = r.choice(routes)
         return access(r, method, path, 200, r.uniform(0.008, 0.180), upstream)
-    topic.poisson(start, end, per_minute, line)
+    topic.poisson(start, end, per_minute * 0.6, line)
     topic.every(start, end, 300, lambda r, t: access(r, "GET", "/healthz", 200, 0.0, "-",
                                                      client="100.100.0.55"), jitter=0.0)
 

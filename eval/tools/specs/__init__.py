@@ -20,4 +20,5 @@ SPECS = [
     "nodata-innocent-change",
     "ctx-why-down-again",
     "ctx-broken-again",
+    "knowledge-pool-config",
 ]

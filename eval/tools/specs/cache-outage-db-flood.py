@@ -61,7 +61,7 @@ def build():
     ])
     ws.mark("redis-cache", "1:signal-handler Received SIGTERM scheduling shutdown... (node node-12 drain for maintenance MNT-610)")
     ws.mark("redis-cache", "1:M * Redis version=7.0.12 starting, persistence disabled: empty dataset")
-    ws.mark("product-service", "商品缓存命中率 hitRate=0.03 ... (was 0.97)")
+    ws.mark("product-service", "商品缓存命中率 hitRate=0.00 dbQps=... (20:05; 0.97 before, 0.41 at 21:25)")
     ws.mark("redis_nodes row", "redis-cache-0 | master (single, no replica) | node-12 | disabled")
 
     ws.doc("runbooks/product-db.md", """
@@ -99,7 +99,7 @@ def build():
 
 **根因：** 20:05 node-12 内核升级维护（MNT-610）驱逐了单实例、未开持久化的 `redis-cache-0`；20:07:30 恢复时数据为空，商品详情命中率从 0.97 掉到接近 0，回源流量打满 product-db（`Too many connections (max_connections=600)`），商品详情返回 500。
 
-**决定性证据：** redis-cache `Received SIGTERM ... MNT-610`、`persistence disabled: empty dataset`；product-service `RedisConnectionException`（20:05–20:07，WARN）与 `商品缓存命中率 hitRate=0.03`；`redis_nodes` 中 `persistence=disabled, replicas=0`；Runbook《商品库》“Too many connections”与《商品缓存》“缓存实例重启后为空”。
+**决定性证据：** redis-cache `Received SIGTERM ... MNT-610`、`persistence disabled: empty dataset`；product-service `RedisConnectionException`（20:05–20:07，WARN）与 `商品缓存命中率 hitRate=0.00`（之前 0.97，一个多小时后才回到 0.4）；`redis_nodes` 中 `persistence=disabled, replicas=0`；Runbook《商品库》“Too many connections”与《商品缓存》“缓存实例重启后为空”。
 
 **干扰项：** product-db 的 `Too many connections` 是条数最多的 ERROR，但它是结果不是原因（问题里也把它当成现象）；19:58 product-service 仅日志的配置变更 OPS-7710（最接近故障开始）；Runbook《商品库》“慢查询”一节；《商品缓存》“缓存超时”一节。
 """

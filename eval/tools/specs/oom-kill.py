@@ -63,7 +63,7 @@ def build():
         (pod("catalog-service"), "catalog-service", "2Gi", "1536m", 0, "", ws.clock.sql(hms(11, 25))),
     ])
     ws.mark("kube-events", f"OOMKilling pod={pods[0]} container=app: Memory cgroup out of memory: Killed process 1 (java) ...")
-    ws.mark("recommendation-service GC", "heap after GC climbing from ~60% at 08:30 to ~98% at 10:40 (WARN above 85%)")
+    ws.mark("recommendation-service GC", "heap after GC climbing from ~76% at 08:30 to ~98% at 10:40 (WARN above 85%)")
     ws.mark("recommendation-service", "feature cache stats entries=... hitRate=0.97 maxSize=unbounded")
     ws.mark("changes row", "recommendation-service | deploy | v2.8.0 | 2026-11-21 03:10:00 | REC-512 | cache user feature vectors in-process (LocalFeatureCache) ...")
 

@@ -8,8 +8,8 @@ ONSET = hms(10, 12)
 DEPLOY = hms(10, 10)
 
 
-def build():
-    ws = Workspace(NAME, "2026-11-03", hms(8), hms(11), lang="zh")
+def build(name=NAME):
+    ws = Workspace(name, "2026-11-03", hms(8), hms(11), lang="zh")
     gw = ws.topic("gateway", "log")
     order = ws.topic("order-service")
     inv = ws.topic("inventory-service")
