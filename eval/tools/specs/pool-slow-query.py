@@ -29,7 +29,7 @@ def build(name=NAME):
                     "HikariPool-1 - Connection is not available, request timed out after 3000ms."))
             gw.add(t + 3.1, "ERROR", access(r, "POST", "/api/v1/orders", 500, 3.1, "order-service/10.20.1.11:8080"))
             return ("ERROR", java(o_pod, exec_thread(r), "c.s.order.client.InventoryClient",
-                    f"调用库存服务失败 status=500 path=/internal/v1/stock/reserve orderId={oid} cost=3012ms"))
+                    f"调用库存服务失败 status=500 POST http://inventory-service/internal/v1/stock/reserve orderId={oid} cost=3012ms"))
         gw.add(t + 0.2, "INFO", access(r, "POST", "/api/v1/orders", 200, 0.2, "order-service/10.20.1.11:8080"))
         return java(o_pod, exec_thread(r), "c.s.order.service.OrderService",
                     f"下单成功 orderId={oid} sku={sku} cost={r.randint(120, 260)}ms")
