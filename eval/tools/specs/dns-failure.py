@@ -1,7 +1,6 @@
 """A CoreDNS forward change points at an upstream that times out; vendor domains stop resolving."""
 
-from simlib import Workspace, hms, incident_toml, java, exec_thread, access, pod, noise_gateway
-from specs import _common
+from simlib import Workspace, hms, incident_toml, java, access, pod, noise_gateway
 
 NAME = "dns-failure"
 PUSH = hms(14, 30)

@@ -1,6 +1,6 @@
 """A smaller heap turns search-service's GC into multi-second Full GCs; the signal is INFO, the ERRORs are noise."""
 
-from simlib import Workspace, hms, incident_toml, java, exec_thread, access, pod, noise_gateway
+from simlib import Workspace, hms, incident_toml, java, access, pod, noise_gateway
 from specs import _common
 
 NAME = "gc-pause"

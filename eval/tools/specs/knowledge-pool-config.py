@@ -1,7 +1,6 @@
 """A knowledge question over the pool-slow-query workspace: the answer is in a runbook, no diagnosis."""
 
 from simlib import incident_toml
-from specs import _common  # noqa: F401  (keeps the import order of the other specs)
 import importlib
 
 NAME = "knowledge-pool-config"
