@@ -94,8 +94,12 @@ std::shared_ptr<const ToolCatalog::Snapshot> ToolCatalog::Build(CatalogOptions o
   };
   append_names(definitions[1].description, o.english ? " Topics: " : " 可用主题：",
                o.logs.topics);
+  std::vector<std::string> datasources = o.mysql.datasources;
+  for (std::size_t i = 0; i < datasources.size() && i < o.mysql.dialects.size(); ++i) {
+    datasources[i] += " (" + o.mysql.dialects[i] + ")";
+  }
   append_names(definitions[2].description, o.english ? " Datasources: " : " 可用数据源：",
-               o.mysql.datasources);
+               datasources);
   return snapshot;
 }
 

@@ -13,6 +13,8 @@ CatalogOptions CatalogOptionsFrom(const config::Config& config,
   options.logs.max_lookback_minutes = config.tools.logs.max_lookback_minutes;
   for (const auto& datasource : config.tools.datasources) {
     options.mysql.datasources.push_back(datasource.name);
+    bool sqlite = datasource.url.rfind("sqlite:", 0) == 0;
+    options.mysql.dialects.push_back(sqlite ? "SQLite" : "MySQL");
   }
   options.english = config.language == config::Language::kEn;
   return options;

@@ -66,6 +66,20 @@ TEST(ToolCatalog, NamesConfiguredTopicsAndDatasourcesAsEnums) {
             std::string::npos);
 }
 
+TEST(ToolCatalog, TheDescriptionNamesEachDatasourcesSqlDialect) {
+  CatalogOptions options;
+  options.mysql.datasources = {"orders", "prod"};
+  options.mysql.dialects = {"SQLite", "MySQL"};
+  ToolCatalog catalog(options);
+  EXPECT_NE((*catalog.Definitions())[2].description.find("orders (SQLite), prod (MySQL)"),
+            std::string::npos)
+      << (*catalog.Definitions())[2].description;
+  auto mysql = json::Parse((*catalog.Definitions())[2].parameters_schema);
+  EXPECT_EQ(mysql->at("properties").at("input").at("properties").at("datasource").at("enum"),
+            (boost::json::array{"orders", "prod"}))
+      << "the enum holds the names alone";
+}
+
 TEST(ToolCatalog, DescriptionsNeverMentionLimitsOrBudgets) {
   for (bool english : {false, true}) {
     ToolCatalog catalog = Catalog(english);

@@ -42,8 +42,16 @@ std::vector<std::string> EnumOf(const std::string& schema_text, std::string_view
 }
 
 // "... 可用主题：a, b" / "... Topics: a, b": the names a description lists.
-std::vector<std::string> NamesFromDescription(const std::string& description) {
-  std::vector<std::string> names;
+// The names a description lists after its label ("Datasources: orders
+// (SQLite), ops (MySQL)"), each with what follows it in parentheses (the
+// SQL dialect), or nothing.
+struct DescribedName {
+  std::string name;
+  std::string note;
+};
+
+std::vector<DescribedName> DescribedNames(const std::string& description) {
+  std::vector<DescribedName> names;
   for (std::string_view label :
        {std::string_view("可用主题："), std::string_view("Topics: "),
         std::string_view("可用数据源："), std::string_view("Datasources: ")}) {
@@ -52,12 +60,23 @@ std::vector<std::string> NamesFromDescription(const std::string& description) {
     std::string_view rest = std::string_view(description).substr(at + label.size());
     while (!rest.empty()) {
       auto comma = rest.find(", ");
-      std::string name(Trim(rest.substr(0, comma)));
-      if (!name.empty()) names.push_back(name);
+      std::string_view item = Trim(rest.substr(0, comma));
+      std::string note;
+      if (auto open = item.rfind(" ("); open != std::string_view::npos && item.back() == ')') {
+        note = std::string(item.substr(open + 2, item.size() - open - 3));
+        item = Trim(item.substr(0, open));
+      }
+      if (!item.empty()) names.push_back({std::string(item), std::move(note)});
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 2);
     }
   }
+  return names;
+}
+
+std::vector<std::string> NamesFromDescription(const std::string& description) {
+  std::vector<std::string> names;
+  for (auto& described : DescribedNames(description)) names.push_back(std::move(described.name));
   return names;
 }
 
@@ -232,6 +251,9 @@ InvestigationState RebuildState(const ChatRequest& request) {
       state.offers_mysql = true;
       state.datasources = EnumOf(tool.parameters_schema, "datasource");
       if (state.datasources.empty()) state.datasources = NamesFromDescription(tool.description);
+      for (const auto& described : DescribedNames(tool.description)) {
+        if (described.note == "SQLite") state.sqlite_datasources.push_back(described.name);
+      }
     }
   }
   std::size_t question_at = request.messages.size();

@@ -77,6 +77,8 @@ struct InvestigationState {
   std::string context;                   // earlier user turns, then the question
   std::vector<std::string> topics;       // the query_logs topic enum
   std::vector<std::string> datasources;  // the query_mysql datasource enum
+  // The datasources the tool description says speak SQLite ("orders (SQLite)").
+  std::vector<std::string> sqlite_datasources;
   bool offers_documents = false, offers_logs = false, offers_mysql = false;
   std::vector<CallRecord> calls;
   // The EVIDENCE_FOUND call that still awaits our grade.

@@ -180,7 +180,9 @@ void AddSqlCandidates(const CaseFile& file, bool change_step, std::vector<Candid
     if (used++ == kMaxDatasources) break;
     if (!schema.known) {
       if (!change_step) continue;
-      if (!schema.tried_information_schema) {
+      if (schema.described_as_sqlite) {
+        if (!schema.tried_sqlite_master) out.push_back(Sql(schema.datasource, kSqliteMasterSql));
+      } else if (!schema.tried_information_schema) {
         out.push_back(Sql(schema.datasource, kInformationSchemaSql));
       } else if (schema.information_schema_failed && !schema.tried_sqlite_master) {
         out.push_back(Sql(schema.datasource, kSqliteMasterSql));

@@ -89,6 +89,9 @@ std::vector<DatasourceSchema> ReadSchemas(const InvestigationState& state) {
   for (const auto& name : state.datasources) {
     DatasourceSchema schema;
     schema.datasource = name;
+    schema.described_as_sqlite =
+        std::find(state.sqlite_datasources.begin(), state.sqlite_datasources.end(), name) !=
+        state.sqlite_datasources.end();
     for (const auto& call : state.calls) {
       if (call.tool == ToolKind::kMysql && call.input.datasource == name)
         ReadDiscovery(call, schema);

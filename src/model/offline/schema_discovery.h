@@ -1,8 +1,9 @@
 // How the offline model finds its way around a datasource it knows nothing
-// about: it asks information_schema (MySQL, MariaDB) for the tables and
-// their columns, and when that fails the way SQLite fails ("no such table:
-// information_schema..."), asks sqlite_master instead. A failed query is an
-// ordinary ERROR observation; the next step adapts to it.
+// about: a datasource the tool description says speaks SQLite is asked
+// sqlite_master for its tables and their columns; any other is asked
+// information_schema (MySQL, MariaDB), and when that fails the way SQLite
+// fails ("no such table: information_schema..."), sqlite_master instead. A
+// failed query is an ordinary ERROR observation; the next step adapts to it.
 //
 // Then it looks for tables an engineer would: a change record (deployments,
 // releases, changes...) ordered by time, and a business table of the failing
@@ -26,6 +27,7 @@ struct TableInfo {
 
 struct DatasourceSchema {
   std::string datasource;
+  bool described_as_sqlite = false;  // by the tool description
   bool tried_information_schema = false;
   bool information_schema_failed = false;
   bool looks_like_sqlite = false;  // the failure named a missing information_schema

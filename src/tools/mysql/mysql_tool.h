@@ -15,6 +15,10 @@ inline constexpr std::size_t kMaxSqlBytes = 10000;
 
 struct MysqlRules {
   std::vector<std::string> datasources;  // the configured logical names
+  // Per datasource, the SQL it speaks ("SQLite", "MySQL"): the tool's
+  // description names it, so that a model writes that dialect (SQLite has
+  // no information_schema) instead of learning it from an error.
+  std::vector<std::string> dialects;
 };
 
 // The datasource is matched case-insensitively and stored as configured; the

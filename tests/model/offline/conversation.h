@@ -18,10 +18,12 @@ class Conversation {
   explicit Conversation(std::string question,
                         std::vector<std::string> topics = {"gateway", "order-service", "payment-db",
                                                            "payment-service"},
-                        std::vector<std::string> datasources = {"orders"}, bool english = false) {
+                        std::vector<std::string> datasources = {"orders"}, bool english = false,
+                        std::vector<std::string> dialects = {}) {
     tools::CatalogOptions options;
     options.logs.topics = std::move(topics);
     options.mysql.datasources = std::move(datasources);
+    options.mysql.dialects = std::move(dialects);
     options.english = english;
     tools::ToolCatalog catalog(options);
     request_.component = Component::kDiagnosisAgent;

@@ -226,6 +226,25 @@ TEST(NextStep, FallsBackToSqliteMasterWhenInformationSchemaFails) {
       << "an ERROR result is never graded";
 }
 
+// The tool description names each datasource's SQL ("orders (SQLite)"):
+// no information_schema query to fail first.
+TEST(NextStep, ADatasourceDescribedAsSqliteIsAskedSqliteMasterFirst) {
+  Conversation conversation("订单服务报错", {"gateway", "order-service", "payment-db", "payment-service"},
+                            {"orders"}, false, {"SQLite"});
+  conversation
+      .Call("call_1", "query_logs", R"({"input":{"topic":"order-service","query":"level:ERROR"}})")
+      .Observe("call_1",
+               LogsObservation("call_1", "order-service", {"c.s.Order - 库存扣减失败 sku=1"}));
+  ToolCall docs = conversation.Step(
+      R"({"tool_call_id":"$ID","query":"q","evidence_status":"NO_EVIDENCE","evidence":[],"truncated":false})");
+  EXPECT_EQ(docs.name, "search_documents");
+  ToolCall discovery = conversation.Step(
+      R"({"tool_call_id":"$ID","query":"q","evidence_status":"NO_EVIDENCE","evidence":[],"truncated":false})");
+  EXPECT_EQ(discovery.name, "query_mysql");
+  EXPECT_NE(discovery.arguments.find("sqlite_master"), std::string::npos) << discovery.arguments;
+  EXPECT_EQ(discovery.arguments.find("information_schema"), std::string::npos);
+}
+
 TEST(NextStep, TheSameConversationGetsTheSameAnswer) {
   Conversation conversation(kQuestion);
   conversation
