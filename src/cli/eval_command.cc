@@ -36,12 +36,15 @@ int Eval(const EvalOptions& options) {
   std::string model = wiring::OpenChatModel(*config)->Label(model::Component::kDiagnosisAgent);
   std::cerr << "eval " << suite->name << ": " << suite->incidents.size() << " incidents, model "
             << model << ", " << options.jobs << " at a time\n";
+  for (const auto& skip : suite->skipped) {
+    std::cerr << "skipped " << skip.name << ": " << skip.reason << "\n";
+  }
   eval::SuiteRun run = eval::RunSuite(
       *suite, options.jobs, SystemClock::Instance(),
       [](const eval::IncidentScore& score, int done, int total) {
         std::cerr << eval::ProgressLine(score, done, total) << "\n";
       });
-  eval::SuiteReport report{suite->name, model, run, eval::Total(run.scores)};
+  eval::SuiteReport report{suite->name, model, run, eval::Total(run.scores), suite->skipped};
   if (options.json) {
     std::cout << eval::ReportJson(report) << "\n";
   } else {

@@ -15,12 +15,14 @@ struct SuiteReport {
   std::string model;  // the diagnosis agent's model label
   const SuiteRun& run;
   SuiteTotals totals;
+  const std::vector<SkippedIncident>& skipped;
 };
 
 // {"suite", "model", "incidents": [...], "totals": {...}}: the contract's
 // keys, plus per incident `verdict`, `missing_checks`, `failure_reason` and
 // `stop_reason`,
-// and in totals the verdict counts and `elapsed_ms`.
+// in totals the verdict counts and `elapsed_ms`, and `skipped`: [{"name",
+// "reason"}].
 std::string ReportJson(const SuiteReport& report);
 // One row per incident and a totals row, in columns.
 std::string ReportTable(const SuiteReport& report);

@@ -91,6 +91,9 @@ void Totals(const SuiteReport& report, std::string& out) {
            "</td></tr>\n";
   }
   out += "</tbody></table>\n";
+  for (const auto& skip : report.skipped) {
+    out += "<p class=\"meta\">skipped " + Escape(skip.name) + ": " + Escape(skip.reason) + "</p>\n";
+  }
 }
 
 // The investigation as bars on a time axis: one row per call.

@@ -60,10 +60,15 @@ std::string ReportJson(const SuiteReport& report) {
       {"total_tokens", t.total_tokens},
       {"elapsed_ms", report.run.elapsed_ms},
   };
+  boost::json::array skipped;
+  for (const auto& skip : report.skipped) {
+    skipped.emplace_back(boost::json::object{{"name", skip.name}, {"reason", skip.reason}});
+  }
   boost::json::object document{{"suite", report.suite},
                                {"model", report.model},
                                {"incidents", std::move(incidents)},
-                               {"totals", std::move(totals)}};
+                               {"totals", std::move(totals)},
+                               {"skipped", std::move(skipped)}};
   return json::Serialize(document);
 }
 

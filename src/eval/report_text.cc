@@ -56,16 +56,19 @@ std::string ProgressLine(const IncidentScore& score, int done, int total) {
 
 std::string ReportTable(const SuiteReport& report) {
   std::string out = "suite " + report.suite + ", model " + report.model + "\n\n";
-  out += Column("INCIDENT", 28) + Column("EXPECTED", 10) + Column("RELEASED", 32) +
+  out += Column("INCIDENT", 28) + Column("EXPECTED", 10) + Column("RELEASED", 36) +
          Column("VERDICT", 17) + Column("TOOLS", 7) + Column("MODEL", 7) + Column("TOKENS", 9) +
          "WALL\n";
   for (const auto& s : report.run.scores) {
     std::string released = s.outcome.value_or("-");
     if (s.fallback_code) released += " " + *s.fallback_code;
-    out += Column(s.name, 28) + Column(s.expected_outcome, 10) + Column(released, 32) +
+    out += Column(s.name, 28) + Column(s.expected_outcome, 10) + Column(released, 36) +
            Column(VerdictName(s.verdict), 17) + Column(std::to_string(s.tool_calls), 7) +
            Column(std::to_string(s.model_calls), 7) + Column(std::to_string(s.total_tokens), 9) +
            Seconds(s.wall_ms) + "\n";
+  }
+  for (const auto& skip : report.skipped) {
+    out += Column(skip.name, 28) + "skipped: " + skip.reason + "\n";
   }
   const SuiteTotals& t = report.totals;
   char score[16];
@@ -73,7 +76,9 @@ std::string ReportTable(const SuiteReport& report) {
   out += "\n" + std::to_string(t.incidents) + " incidents: " + std::to_string(t.right) +
          " released and right, " + std::to_string(t.wrong) + " released and wrong, " +
          std::to_string(t.honest_fallback) + " honest fallback, " + std::to_string(t.dishonest) +
-         " dishonest diagnosis, " + std::to_string(t.failed) + " failed\n";
+         " dishonest diagnosis, " + std::to_string(t.failed) + " failed";
+  if (!report.skipped.empty()) out += "; " + std::to_string(report.skipped.size()) + " skipped";
+  out += "\n";
   out += "outcome right " + std::to_string(t.outcome_right) + ", root cause right " +
          std::to_string(t.root_cause_right) + ", honest " + std::to_string(t.honest) +
          "; score " + score + "\n";

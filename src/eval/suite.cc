@@ -10,6 +10,32 @@
 #include "eval/incident_run.h"
 
 namespace diagd::eval {
+namespace {
+
+// Why `incident` cannot run here: a folder or file of its workspace that
+// does not exist; empty when all are there.
+std::string MissingWorkspace(const config::Incident& incident) {
+  std::error_code error;
+  const config::ToolsConfig& tools = incident.config.tools;
+  if (!std::filesystem::is_directory(tools.documents.path, error) &&
+      tools.documents.backend == config::DocumentsToolConfig::Backend::kLocal) {
+    return "the documents folder " + tools.documents.path.string() + " does not exist";
+  }
+  if (!std::filesystem::is_directory(tools.logs.path, error)) {
+    return "the logs folder " + tools.logs.path.string() + " does not exist";
+  }
+  constexpr std::string_view kSqlite = "sqlite:";
+  for (const auto& source : tools.datasources) {
+    if (source.url.rfind(kSqlite, 0) != 0) continue;
+    std::filesystem::path file = source.url.substr(kSqlite.size());
+    if (!std::filesystem::is_regular_file(file, error)) {
+      return "the database " + file.string() + " of datasource " + source.name + " does not exist";
+    }
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& base,
                         const std::vector<std::string>& only) {
@@ -37,12 +63,16 @@ Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& 
     auto incident = config::LoadIncident(folder, base);
     if (!incident) return Error::InvalidArgument(incident.error().message);
     unmatched.erase(incident->name);
+    if (std::string missing = MissingWorkspace(*incident); !missing.empty()) {
+      suite.skipped.push_back({incident->name, std::move(missing)});
+      continue;
+    }
     suite.incidents.push_back(std::move(*incident));
   }
   if (!unmatched.empty()) {
     return Error::InvalidArgument("--only: no incident " + *unmatched.begin() + " in " + dir.string());
   }
-  if (suite.incidents.empty()) {
+  if (suite.incidents.empty() && suite.skipped.empty()) {
     return Error::InvalidArgument("suite " + dir.string() + ": no incident (a folder with an incident.toml)");
   }
   return suite;
@@ -51,6 +81,7 @@ Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& 
 SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock, const ProgressFn& progress) {
   const int total = static_cast<int>(suite.incidents.size());
   SuiteRun out;
+  if (total == 0) return out;
   out.scores.resize(suite.incidents.size());
   std::atomic<int> next{0};
   std::mutex progress_mu;

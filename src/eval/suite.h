@@ -15,14 +15,24 @@
 
 namespace diagd::eval {
 
+// An incident whose workspace is not on this machine (a suite over
+// ../shared/data on a clone without it): not run, not scored, named.
+struct SkippedIncident {
+  std::string name;
+  std::string reason;  // "the logs folder /x/y does not exist"
+};
+
 struct Suite {
   std::string name;  // the folder's name
   std::vector<config::Incident> incidents;
+  std::vector<SkippedIncident> skipped;
 };
 
 // Every incident of `dir` read over `base`, sorted by name; with `only`,
-// just those (each must exist). INVALID_ARGUMENT names the file, line and
-// key of the first incident that does not read, or the unknown name.
+// just those (each must exist). An incident whose documents or logs folder
+// or SQLite file is missing is skipped. INVALID_ARGUMENT names the file,
+// line and key of the first incident that does not read, or the unknown
+// name, or a suite with no incident at all.
 Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& base,
                         const std::vector<std::string>& only);
 

@@ -245,7 +245,6 @@ TEST_F(EvalTest, ARunOutOfTimeIsFailedWithRunTimeoutWhateverWasExpected) {
   EXPECT_EQ(slow.at("failure_reason"), "RUN_TIMEOUT");
   EXPECT_EQ(slow.at("root_cause_right"), false);
   EXPECT_EQ(slow.at("outcome"), "FALLBACK");
-  EXPECT_EQ(slow.at("stop_reason"), "BUDGET_LIMIT_REACHED");
   const auto& fallback = document.incidents["slow-fallback"];
   EXPECT_EQ(fallback.at("outcome_right"), false) << "no model answered: nothing was measured";
   EXPECT_EQ(fallback.at("verdict"), "FAILED");
@@ -290,6 +289,35 @@ TEST_F(EvalTest, TheTableTheReportAndMinScore) {
   auto only = Eval({(dir_ / "suite").string(), "--config", team, "--only", "pool", "--min-score",
                     "1"});
   EXPECT_EQ(only.exit_code, 0) << only.err;
+}
+
+// A suite over ../shared/data on a clone without it: each incident whose
+// workspace is absent is named and skipped, and the rest run.
+TEST_F(EvalTest, AnIncidentWhoseWorkspaceIsAbsentIsSkippedAndNamed) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  Incident("present", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  fs::create_directories(dir_ / "suite" / "absent");
+  std::ofstream(dir_ / "suite" / "absent" / "incident.toml")
+      << "question = \"why?\"\n[tools.logs]\npath = \"../../no-such-data/logs\"\n"
+      << "[tools.documents]\npath = \"" << DIAGD_SOURCE_DIR << "/examples/demo/docs\"\n"
+      << "[expect]\noutcome = \"FALLBACK\"\n";
+  std::string team = TeamConfig(model.BaseUrl());
+  auto run = Eval({(dir_ / "suite").string(), "--config", team, "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Document document = Parse(run);
+  EXPECT_EQ(document.incidents.size(), 1u);
+  EXPECT_EQ(document.totals.at("incidents"), 1);
+  const auto& skipped = document.whole.at("skipped").as_array();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].at("name"), "absent");
+  EXPECT_THAT(std::string(skipped[0].at("reason").as_string()),
+              HasSubstr("no-such-data/logs does not exist"));
+  EXPECT_THAT(run.err, HasSubstr("skipped absent: the logs folder"));
+
+  auto only_absent = Eval({(dir_ / "suite").string(), "--config", team, "--only", "absent"});
+  EXPECT_EQ(only_absent.exit_code, 0) << "nothing to run is no error";
+  EXPECT_THAT(only_absent.out, HasSubstr("0 incidents"));
+  EXPECT_THAT(only_absent.out, HasSubstr("1 skipped"));
 }
 
 TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
