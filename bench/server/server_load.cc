@@ -15,7 +15,8 @@
 // after a warm-up run, over N) and per waiting run: with `--hold-ms H` the
 // first N model requests (every run's first diagnosis turn) are answered H
 // ms late instead of L, and the server's RSS is read once all N are
-// waiting, so the figure is what a run costs while it waits on its model.
+// waiting (min(1.5 s, H/2) after the last one arrived), so the figure is
+// what a run costs while it waits on its model.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
 //               [--hold-ms H] [--diagd PATH]
@@ -70,17 +71,26 @@ struct Outcome {
   std::string release_outcome;
 };
 
-// CPU seconds (user + system) a process has used, from /proc/PID/stat.
-double CpuSeconds(pid_t pid) {
+// CPU seconds a process has used, user and system (the kernel on its
+// behalf), from /proc/PID/stat.
+struct CpuTimes {
+  double user = 0;
+  double system = 0;
+  double total() const { return user + system; }
+};
+
+CpuTimes CpuSeconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::istringstream fields(stat.substr(stat.rfind(')') + 2));
   std::string field;
-  double ticks = 0;
+  CpuTimes times;
+  const auto ticks_per_second = static_cast<double>(sysconf(_SC_CLK_TCK));
   for (int i = 3; fields >> field && i <= 15; ++i) {
-    if (i == 14 || i == 15) ticks += std::atof(field.c_str());  // utime, stime
+    if (i == 14) times.user = std::atof(field.c_str()) / ticks_per_second;
+    if (i == 15) times.system = std::atof(field.c_str()) / ticks_per_second;
   }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return times;
 }
 
 std::string ReadFile(const fs::path& path) {
@@ -244,8 +254,8 @@ int main(int argc, char** argv) {
   SendChats(port, 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   long baseline_kb = ProcStatus(server, "VmRSS:");
-  double server_cpu_before = CpuSeconds(server);
-  double driver_cpu_before = CpuSeconds(::getpid());
+  CpuTimes server_cpu_before = CpuSeconds(server);
+  double driver_cpu_before = CpuSeconds(::getpid()).total();
 
   std::atomic<bool> sampling{true};
   long peak_kb = baseline_kb;
@@ -255,8 +265,11 @@ int main(int argc, char** argv) {
   std::thread sampler([&] {
     while (sampling) {
       if (options.hold_ms > 0 && waiting_kb == 0 && requests >= options.runs) {
-        // The last request has reached the model: let its run finish parking.
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(500, options.hold_ms / 4)));
+        // The last request has reached the model: let its run finish parking,
+        // and the fibers' idle stack pages be given back (a parked fiber's
+        // after a second, core/fiber.cc), as for any run waiting on a model
+        // that takes seconds.
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1500, options.hold_ms / 2)));
         waiting_kb = ProcStatus(server, "VmRSS:");
         std::fprintf(stderr, "all %d runs waiting on their first model call\n", options.runs);
       }
@@ -270,8 +283,11 @@ int main(int argc, char** argv) {
   auto finished = Clock::now();
   sampling = false;
   sampler.join();
-  double server_cpu = CpuSeconds(server) - server_cpu_before;
-  double driver_cpu = CpuSeconds(::getpid()) - driver_cpu_before;
+  CpuTimes server_after = CpuSeconds(server);
+  CpuTimes server_times{server_after.user - server_cpu_before.user,
+                        server_after.system - server_cpu_before.system};
+  double server_cpu = server_times.total();
+  double driver_cpu = CpuSeconds(::getpid()).total() - driver_cpu_before;
 
   int ok = 0;
   std::vector<double> latency_ms, added_ms;
@@ -318,6 +334,9 @@ int main(int argc, char** argv) {
   std::printf("server threads  peak %ld\n", peak_threads);
   std::printf("cpu             diagd %.2f s (%.1f ms per run), driver and scripted model %.2f s\n",
               server_cpu, 1000.0 * server_cpu / options.runs, driver_cpu);
+  std::printf("diagd cpu split user %.2f s, system %.2f s (kernel share %.0f%%)\n",
+              server_times.user, server_times.system,
+              server_cpu > 0 ? 100.0 * server_times.system / server_cpu : 0.0);
   std::printf("server exit     %d after SIGTERM\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   fs::remove_all(dir);
   return ok == options.runs ? 0 : 1;

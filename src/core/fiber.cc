@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #define DIAGD_TSAN_FIBERS 1
 #endif
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define DIAGD_ASAN_FIBERS 1
 #endif
@@ -34,6 +36,17 @@ using SteadyClock = std::chrono::steady_clock;
 // Below a stack pointer, the System V ABI lets a leaf function use 128
 // bytes without moving it; those stay resident.
 constexpr std::uintptr_t kRedZoneBytes = 128;
+
+// Idle stack pages (below where a fiber parked, or all of a finished
+// fiber's stack kept for the next one) are given back once idle this long,
+// by one pass over all of them. A madvise costs a TLB shootdown on every
+// other core and the pages fault in again when used: done on every park it
+// cost more CPU than the run itself, while most parks are short.
+constexpr auto kGiveBackAfter = std::chrono::milliseconds(1000);
+
+// Finished fibers' stacks kept for new ones (their pages given back once
+// idle, so they cost address space, not memory); past this they are unmapped.
+constexpr std::size_t kMaxPooledStacks = 4096;
 
 std::uintptr_t PageBytes() {
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -51,6 +64,16 @@ struct Fiber {
   std::function<void(Wake)>* arm = nullptr;  // set while parking
   bool finished = false;
   FiberPool::State* pool = nullptr;
+  // While parked with idle stack pages (guarded by the pool's mu): its place
+  // in the pool's list of them, oldest first, and when it parked.
+  Fiber* idle_prev = nullptr;
+  Fiber* idle_next = nullptr;
+  bool idle_listed = false;
+  SteadyClock::time_point parked_at{};
+  std::uintptr_t idle_end = 0;  // the idle pages end here (page-aligned)
+  // Its idle pages are being given back: a wake meanwhile is kept until done.
+  bool giving_back = false;
+  bool woken_while_giving_back = false;
 #if DIAGD_TSAN_FIBERS
   void* tsan_fiber = nullptr;
   void* tsan_worker = nullptr;
@@ -73,18 +96,24 @@ thread_local Fiber* t_current = nullptr;
 [[gnu::noinline]] Fiber* CurrentFiber() { return t_current; }
 [[gnu::noinline]] void SetCurrentFiber(Fiber* fiber) { t_current = fiber; }
 
-// Hands the parked fiber's dead stack (everything below where it parked)
-// back to the kernel: a waiting run keeps only its live frames resident.
-void ReleaseDeadStack(const Fiber& fiber) {
+// The page-aligned end of a parked fiber's idle stack (everything below
+// where it parked, which a waiting run need not keep resident); 0 when
+// there is none or the register layout is unknown.
+std::uintptr_t IdleStackEnd(const Fiber& fiber) {
 #if defined(__x86_64__)
   auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.gregs[REG_RSP]);
 #elif defined(__aarch64__)
   auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.sp);
 #else
-  return;  // unknown register layout: keep the pages
+  return 0;  // unknown register layout: keep the pages
 #endif
   auto low = reinterpret_cast<std::uintptr_t>(fiber.mapping) + PageBytes();
   std::uintptr_t end = (sp - kRedZoneBytes) & ~(PageBytes() - 1);
+  return end > low ? end : 0;
+}
+
+void GiveBack(char* mapping, std::uintptr_t end) {
+  auto low = reinterpret_cast<std::uintptr_t>(mapping) + PageBytes();
   if (end > low) madvise(reinterpret_cast<void*>(low), end - low, MADV_DONTNEED);
 }
 
@@ -267,6 +296,14 @@ struct FiberPool::State {
     Wake wake;
   };
 
+  // A finished fiber's stack, kept for the next one.
+  struct PooledStack {
+    char* mapping = nullptr;
+    SteadyClock::time_point idle_since{};
+    bool dirty = true;  // pages not given back since it was last used
+    bool giving_back = false;
+  };
+
   std::size_t stack_bytes = 0;
   std::mutex mu;
   std::condition_variable cv;
@@ -275,6 +312,15 @@ struct FiberPool::State {
   int live = 0;
   bool stopping = false;
   std::vector<std::thread> workers;
+
+  // Idle stack pages, given back in one pass once they are old enough
+  // (kGiveBackAfter): parked fibers oldest first, and the pooled stacks
+  // (the newest at the back, taken first).
+  Fiber* idle_head = nullptr;
+  Fiber* idle_tail = nullptr;
+  std::deque<PooledStack> pooled_stacks;
+  std::size_t dirty_pooled_stacks = 0;
+  SteadyClock::time_point next_give_back{};
 
   int max_blocking_threads = 0;
   std::condition_variable blocking_cv;
@@ -287,8 +333,124 @@ struct FiberPool::State {
   // end and the pool be destroyed while the waking thread is still here.
   void MakeReady(Fiber* fiber) {
     std::lock_guard lock(mu);
+    if (fiber->idle_listed) UnlinkIdle(fiber);
+    if (fiber->giving_back) {
+      fiber->woken_while_giving_back = true;  // made ready once its pages are back
+      return;
+    }
     ready.push_back(fiber);
     cv.notify_one();
+  }
+
+  // REQUIRES: mu held.
+  void LinkIdle(Fiber* fiber) {
+    fiber->idle_prev = idle_tail;
+    fiber->idle_next = nullptr;
+    (idle_tail != nullptr ? idle_tail->idle_next : idle_head) = fiber;
+    idle_tail = fiber;
+    fiber->idle_listed = true;
+  }
+
+  // REQUIRES: mu held.
+  void UnlinkIdle(Fiber* fiber) {
+    (fiber->idle_prev != nullptr ? fiber->idle_prev->idle_next : idle_head) = fiber->idle_next;
+    (fiber->idle_next != nullptr ? fiber->idle_next->idle_prev : idle_tail) = fiber->idle_prev;
+    fiber->idle_prev = fiber->idle_next = nullptr;
+    fiber->idle_listed = false;
+  }
+
+  // Just off its worker, before its wake exists: a parked fiber's idle
+  // pages wait for the next give-back pass.
+  void NoteParked(Fiber* fiber) {
+    std::uintptr_t end = IdleStackEnd(*fiber);
+    if (end == 0) return;
+    std::lock_guard lock(mu);
+    fiber->idle_end = end;
+    fiber->parked_at = SteadyClock::now();
+    LinkIdle(fiber);
+  }
+
+  bool HasIdlePages() const {
+    return idle_head != nullptr || dirty_pooled_stacks > 0;
+  }
+
+  // One pass over the idle stack pages older than kGiveBackAfter, from the
+  // worker that holds `lock` (released around the system calls). A fiber
+  // woken meanwhile runs once its pages are given back; a pooled stack
+  // being given back is not handed out.
+  void GiveBackIdle(std::unique_lock<std::mutex>& lock, SteadyClock::time_point now) {
+    next_give_back = now + kGiveBackAfter / 2;
+    const auto cutoff = now - kGiveBackAfter;
+    std::vector<Fiber*> fibers;
+    while (idle_head != nullptr && idle_head->parked_at <= cutoff) {
+      Fiber* fiber = idle_head;
+      UnlinkIdle(fiber);
+      fiber->giving_back = true;
+      fibers.push_back(fiber);
+    }
+    // Oldest first: entries before the last one taken keep their places,
+    // as stacks are only taken and returned at the back.
+    std::vector<std::size_t> stacks;
+    for (std::size_t i = 0; i < pooled_stacks.size() && pooled_stacks[i].idle_since <= cutoff;
+         ++i) {
+      if (!pooled_stacks[i].dirty || pooled_stacks[i].giving_back) continue;
+      pooled_stacks[i].giving_back = true;
+      stacks.push_back(i);
+    }
+    if (fibers.empty() && stacks.empty()) return;
+    std::vector<char*> stack_mappings;
+    for (std::size_t i : stacks) stack_mappings.push_back(pooled_stacks[i].mapping);
+    lock.unlock();
+    for (Fiber* fiber : fibers) GiveBack(fiber->mapping, fiber->idle_end);
+    for (char* mapping : stack_mappings) {
+      GiveBack(mapping, reinterpret_cast<std::uintptr_t>(mapping) + PageBytes() + stack_bytes);
+    }
+    lock.lock();
+    for (Fiber* fiber : fibers) {
+      fiber->giving_back = false;
+      if (fiber->woken_while_giving_back) {
+        fiber->woken_while_giving_back = false;
+        ready.push_back(fiber);
+        cv.notify_one();
+      }
+    }
+    for (std::size_t i : stacks) {
+      pooled_stacks[i].giving_back = false;
+      pooled_stacks[i].dirty = false;
+      --dirty_pooled_stacks;
+    }
+  }
+
+  // A stack for a new fiber: the most recently pooled one, else a fresh
+  // mapping with its guard page; nullptr when none can be had.
+  char* TakeStack() {
+    {
+      std::lock_guard lock(mu);
+      if (!pooled_stacks.empty() && !pooled_stacks.back().giving_back) {
+        char* mapping = pooled_stacks.back().mapping;
+        if (pooled_stacks.back().dirty) --dirty_pooled_stacks;
+        pooled_stacks.pop_back();
+        return mapping;
+      }
+    }
+    void* mapping = mmap(nullptr, stack_bytes + PageBytes(), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (mapping == MAP_FAILED) return nullptr;
+    if (mprotect(mapping, PageBytes(), PROT_NONE) != 0) {  // the guard page: overflow faults
+      munmap(mapping, stack_bytes + PageBytes());
+      return nullptr;
+    }
+    return static_cast<char*>(mapping);
+  }
+
+  // REQUIRES: mu held. The stack's pages stay until the next give-back pass.
+  void PoolStack(char* mapping, SteadyClock::time_point now) {
+    if (pooled_stacks.size() >= kMaxPooledStacks) {
+      munmap(mapping, stack_bytes + PageBytes());
+      return;
+    }
+    pooled_stacks.push_back(PooledStack{mapping, now});
+    ++dirty_pooled_stacks;
   }
 
   void AddTimer(SteadyClock::time_point deadline, Wake wake) {
@@ -317,20 +479,28 @@ struct FiberPool::State {
         lock.lock();
         continue;
       }
+      if (now >= next_give_back && HasIdlePages()) {
+        GiveBackIdle(lock, now);
+        continue;
+      }
       if (!ready.empty()) {
         Fiber* fiber = ready.front();
         ready.pop_front();
         return fiber;
       }
       if (stopping && live == 0) return nullptr;
-      if (timers.empty()) {
-        cv.wait(lock);
+      // A copy: wait_until reads its deadline again after waking, and
+      // another worker may have fired and erased that timer meanwhile
+      // (AddressSanitizer caught the read of the freed node).
+      std::optional<SteadyClock::time_point> deadline;
+      if (!timers.empty()) deadline = timers.begin()->first;
+      if (HasIdlePages() && (!deadline || next_give_back < *deadline)) {
+        deadline = next_give_back;
+      }
+      if (deadline) {
+        cv.wait_until(lock, *deadline);
       } else {
-        // A copy: wait_until reads its deadline again after waking, and
-        // another worker may have fired and erased that timer meanwhile
-        // (AddressSanitizer caught the read of the freed node).
-        const SteadyClock::time_point deadline = timers.begin()->first;
-        cv.wait_until(lock, deadline);
+        cv.wait(lock);
       }
     }
   }
@@ -386,11 +556,12 @@ struct FiberPool::State {
 #if DIAGD_TSAN_FIBERS
     __tsan_destroy_fiber(fiber->tsan_fiber);
 #endif
-    munmap(fiber->mapping, fiber->mapping_bytes);
+    char* mapping = fiber->mapping;
     delete fiber;
     bool last = false;
     {
       std::lock_guard lock(mu);
+      PoolStack(mapping, SteadyClock::now());
       last = --live == 0;
     }
     if (last) cv.notify_all();
@@ -420,7 +591,7 @@ struct FiberPool::State {
         Destroy(fiber);
         continue;
       }
-      ReleaseDeadStack(*fiber);
+      NoteParked(fiber);
       // Taken off the fiber's stack before the wake can exist: once armed,
       // the fiber may run (and return from Park) on another worker.
       std::function<void(Wake)> arm = std::move(*fiber->arm);
@@ -454,23 +625,27 @@ FiberPool::~FiberPool() {
   }
   state_->blocking_cv.notify_all();
   for (auto& thread : state_->blocking_threads) thread.join();
+  for (const auto& stack : state_->pooled_stacks) {
+    munmap(stack.mapping, state_->stack_bytes + PageBytes());
+  }
 }
 
 bool FiberPool::Spawn(std::function<void()> body) {
   const std::size_t mapping_bytes = state_->stack_bytes + PageBytes();
-  void* mapping = mmap(nullptr, mapping_bytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (mapping == MAP_FAILED) return false;
-  if (mprotect(mapping, PageBytes(), PROT_NONE) != 0) {  // the guard page: overflow faults
-    munmap(mapping, mapping_bytes);
-    return false;
-  }
+  char* mapping = state_->TakeStack();
+  if (mapping == nullptr) return false;
   auto* fiber = new (std::nothrow) Fiber;
   if (fiber == nullptr) {
-    munmap(mapping, mapping_bytes);
+    std::lock_guard lock(state_->mu);
+    state_->PoolStack(mapping, SteadyClock::now());
     return false;
   }
-  fiber->mapping = static_cast<char*>(mapping);
+#if DIAGD_ASAN_FIBERS
+  // A pooled stack still carries the poisoned frames its last fiber never
+  // returned from.
+  __asan_unpoison_memory_region(mapping + PageBytes(), state_->stack_bytes);
+#endif
+  fiber->mapping = mapping;
   fiber->mapping_bytes = mapping_bytes;
   fiber->body = std::move(body);
   fiber->pool = state_.get();

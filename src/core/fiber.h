@@ -1,9 +1,11 @@
 // Fibers: many runs executed by a few threads, each run on a small stack of
 // its own that it keeps while it waits. A run spends nearly all its life
-// waiting on a model; a parked fiber holds no thread, and its stack pages
-// below the point where it parked are handed back to the kernel, so what a
-// waiting run costs is the live part of its stack and its own data
-// (docs/server.md, "Execution").
+// waiting on a model; a parked fiber holds no thread, and once it has waited
+// about a second its stack pages below the point where it parked are handed
+// back to the kernel (one pass over all such stacks, from one worker), so
+// what a waiting run costs is the live part of its stack and its own data
+// (docs/server.md, "Execution"). A finished fiber's stack is kept for the
+// next one, its pages likewise given back once idle.
 //
 // The code a fiber runs is ordinary blocking code. The few places that
 // wait on purpose ask `OnFiber()` and then `Park` instead of blocking the
