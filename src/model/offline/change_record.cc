@@ -46,28 +46,65 @@ std::string CellText(const std::vector<Cell>& row, int index) {
   return row[static_cast<std::size_t>(index)].text;
 }
 
-// Identifiers the deepest errors show ("payment_record", "selectRecentByUserId").
-std::vector<std::string> EvidenceIdentifiers(const CaseFile& file) {
-  std::vector<std::string> words;
-  auto add = [&](const std::string& word) {
-    if (word.size() >= 4 && std::find(words.begin(), words.end(), word) == words.end()) {
-      words.push_back(word);
+// Words every log line of every service holds: no change is about them.
+bool IsGenericWord(const std::string& lower) {
+  static const char* const kGeneric[] = {
+      "error",  "errors", "failed",  "failure",  "fails",  "exception", "caused", "nested",
+      "execution", "request", "response", "service", "server", "client", "status", "method",
+      "thread", "while", "after", "before", "with", "from", "this", "that", "cannot", "unable",
+      "because", "http", "https", "java", "org", "com", "the", "and", "for", "not"};
+  return std::find_if(std::begin(kGeneric), std::end(kGeneric),
+                      [&](const char* word) { return lower == word; }) != std::end(kGeneric);
+}
+
+// What the chain's errors show, as terms a change's content may name:
+// identifiers ("payment_record", "selectRecentByUserId"), other ASCII words
+// of 5 or more letters that are not generic log words or the services'
+// own names ("maxmemory", "certificate"), and runs of three CJK characters
+// ("连接池"). Lower-cased.
+std::vector<std::string> EvidenceTerms(const CaseFile& file) {
+  std::vector<std::string> terms;
+  auto add = [&](std::string term) {
+    term = text::AsciiLower(term);
+    if (term.size() >= 4 && std::find(terms.begin(), terms.end(), term) == terms.end()) {
+      terms.push_back(std::move(term));
     }
   };
+  std::vector<std::string> services;
+  for (std::size_t position : file.chain) {
+    for (const auto& word : AsciiWords(file.hops[position].topic, 1)) {
+      services.push_back(text::AsciiLower(word));
+    }
+  }
   for (std::size_t position : file.chain) {
     const LogHop& hop = file.hops[position];
     add(hop.reading.table);
     add(hop.reading.column);
-    for (const auto& word : AsciiWords(hop.key_message, 8)) {
-      bool identifier =
-          word.find('_') != std::string::npos ||
-          std::any_of(word.begin() + 1, word.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-      bool digits =
-          std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (identifier && !digits) add(word);
+    for (const auto& word : AsciiWords(hop.key_message, 5)) {
+      std::string lower = text::AsciiLower(word);
+      bool digits = std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+      bool own_name = std::find(services.begin(), services.end(), lower) != services.end();
+      if (!digits && !own_name && !IsGenericWord(lower)) add(word);
+    }
+    for (const auto& run : CjkTrigrams(hop.key_message)) add(run);
+  }
+  return terms;
+}
+
+// When the failure was first seen: the oldest event of the dominant
+// template of each hop of the chain (the logs give the newest events, so
+// the failure began then or earlier). Empty when no event has a time.
+std::string FirstSeenFailure(const CaseFile& file) {
+  std::string first;
+  for (std::size_t position : file.chain) {
+    const LogHop& hop = file.hops[position];
+    if (hop.groups.empty()) continue;
+    for (std::size_t member : hop.groups.front().members) {
+      std::string time = SortableTime(hop.events[member].timestamp);
+      if (!time.empty() && (first.empty() || time < first)) first = time;
     }
   }
-  return words;
+  return first;
 }
 
 std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::string& service) {
@@ -85,10 +122,13 @@ std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::stri
 std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
                                              const CaseFile& file) {
   if (file.chain.empty() || file.latest_time.empty()) return std::nullopt;
-  std::vector<std::string> identifiers = EvidenceIdentifiers(file);
+  std::vector<std::string> terms = EvidenceTerms(file);
   // Changes made in the window the logs show, or up to half an hour before it.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
-  std::string latest = file.latest_time;
+  // A change made after the failure was already showing is a reaction to
+  // it (a restart, a reroute), never its cause.
+  std::string latest = FirstSeenFailure(file);
+  if (latest.empty()) latest = file.latest_time;
 
   std::optional<ChangeRecord> best;
   int best_score = 0;
@@ -105,14 +145,16 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       if (time.empty() || time < earliest || time > latest) continue;
       std::string service = CellText(row, roles.service);
       std::string summary = CellText(row, roles.summary);
-      int score = 0;
+      // A change explains the failure only when its content names what the
+      // errors show: being recent, or on the failing service, is not enough
+      // (a logging-only or rate-limit change is innocent by its content).
+      bool describes = std::any_of(terms.begin(), terms.end(), [&](const std::string& term) {
+        return ContainsFold(summary, term);
+      });
+      if (!describes) continue;
+      int score = 6;
       auto position = ChainPositionOf(file, service);
       if (position) score += 10 + 5 * static_cast<int>(*position);
-      bool describes =
-          std::any_of(identifiers.begin(), identifiers.end(),
-                      [&](const std::string& word) { return ContainsFold(summary, word); });
-      if (describes) score += 6;
-      if (score == 0) continue;
       if (best && (score < best_score || (score == best_score && time <= best->time))) continue;
       ChangeRecord record;
       record.call = c;

@@ -119,7 +119,10 @@ std::string RouteAnswer(const std::string& raw) {
   if (HasAny(question,
              {"是什么",   "什么是", "什么意思", "含义",    "怎么配置", "如何配置",  "怎么设置",
               "如何",     "怎么做", "怎么处理", "流程",    "规范",     "what is",   "what does",
-              "how do i", "how to", "how does", "explain", "where is", "meaning of"})) {
+              "how do i", "how to", "how does", "explain", "where is", "meaning of",
+              // a configured value asked for: 连接池最大连接数配置的是多少
+              "是多少", "配置的是", "默认值", "what value", "what is the value", "how many",
+              "how much"})) {
     return Route("KNOWLEDGE");
   }
   return Route("DIAGNOSIS");

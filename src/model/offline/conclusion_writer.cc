@@ -226,11 +226,13 @@ Draft BuildDraft(const InvestigationState& state, const QuestionAnalysis& analys
                  const CaseFile& file) {
   Draft draft;
   // One service's errors alone say where it hurts, not why: a conclusion
-  // needs a chain, or a change record or runbook that speaks to them.
-  bool corroborated = file.change.has_value() || !file.docs.empty();
+  // needs a cause, either a deeper link of the chain (the dependency that
+  // fails under the symptom) or a change that fits it (FindChangeRecord:
+  // before the failure, about what the errors show). A runbook section that
+  // speaks to the symptom corroborates a cause; it is none by itself.
   bool failing = std::any_of(file.chain.begin(), file.chain.end(),
                              [&](std::size_t position) { return IsFailure(file.hops[position]); });
-  bool holds = failing && (file.chain.size() >= 2 || corroborated);
+  bool holds = failing && (file.chain.size() >= 2 || file.change.has_value());
   if (holds) {
     DraftConclusion conclusion;
     conclusion.root_cause = RootCause(state, analysis, file);

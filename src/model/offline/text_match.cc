@@ -94,6 +94,33 @@ bool HasCjk(std::string_view text) {
   return false;
 }
 
+std::vector<std::string> CjkTrigrams(std::string_view text) {
+  std::vector<std::string> out;
+  std::vector<std::pair<std::size_t, std::size_t>> run;  // (offset, bytes) of ideographs in a row
+  auto emit = [&] {
+    for (std::size_t k = 0; k + 3 <= run.size(); ++k) {
+      std::size_t begin = run[k].first;
+      std::size_t end = run[k + 2].first + run[k + 2].second;
+      std::string gram(text.substr(begin, end - begin));
+      if (std::find(out.begin(), out.end(), gram) == out.end()) out.push_back(std::move(gram));
+    }
+    run.clear();
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t n = 1;
+    char32_t cp = DecodeAt(text, i, &n);
+    bool ideograph = (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF);
+    if (ideograph) {
+      run.emplace_back(i, n);
+    } else {
+      emit();
+    }
+    i += n;
+  }
+  emit();
+  return out;
+}
+
 bool ContainsName(std::string_view text, std::string_view name) {
   if (name.empty() || text.size() < name.size()) return false;
   for (std::size_t i = 0; i + name.size() <= text.size(); ++i) {

@@ -19,6 +19,11 @@ bool ContainsFold(std::string_view haystack, std::string_view needle);
 // True when `text` holds any CJK ideograph.
 bool HasCjk(std::string_view text);
 
+// Every run of three CJK ideographs in `text` ("连接池耗尽" gives 连接池,
+// 接池耗, 池耗尽), in order, each once: terms a Chinese text shares with
+// another without word boundaries to split on.
+std::vector<std::string> CjkTrigrams(std::string_view text);
+
 // True when `name` occurs in `text` (ASCII case-insensitive) with no name
 // character ([A-Za-z0-9_-]) right before or after it: "payment-service" is
 // in "http://payment-service/pay" but not in "payment-service-7c9d6".

@@ -32,6 +32,8 @@ TEST(Router, RoutesByKeywordRules) {
   EXPECT_EQ(Route("HikariPool-1 - Connection is not available 是什么意思？"), "KNOWLEDGE");
   EXPECT_EQ(Route("发布回滚流程怎么走？如何回滚？"), "KNOWLEDGE");
   EXPECT_EQ(Route("How do I roll back payment-service?"), "KNOWLEDGE");
+  EXPECT_EQ(Route("库存服务的数据库连接池最大连接数配置的是多少？"), "KNOWLEDGE");
+  EXPECT_EQ(Route("What value is maximumPoolSize set to?"), "KNOWLEDGE");
   EXPECT_EQ(Route("你好"), "SYSTEM_CHAT");
   EXPECT_EQ(Route("你能做什么？"), "SYSTEM_CHAT");
   EXPECT_EQ(Route("What can you do?"), "SYSTEM_CHAT");
