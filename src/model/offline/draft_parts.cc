@@ -279,7 +279,7 @@ std::vector<std::string> BuildMissingInfo(const InvestigationState& state,
     missing.push_back(en ? "The service or system that fails (log topics: " + topics + ")."
                          : "出问题的服务或系统名（可查询的日志主题：" + topics + "）。");
   }
-  if (!analysis.HasSymptom()) {
+  if (!analysis.HasConcreteSymptom()) {
     missing.push_back(en ? "The error text or symptom (an error message, HTTP status, alert name)."
                          : "错误信息或现象（报错原文、HTTP 状态码或告警名）。");
   }

@@ -224,7 +224,9 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
       }
       return plan;
     }
-    if (!analysis.HasSymptom()) return plan;
+    // "为什么又挂了？": no service and no symptom that says how it fails is
+    // nowhere to start from; the draft asks for them.
+    if (!analysis.HasConcreteSymptom()) return plan;
     // A symptom and no service: start where requests come in; the runbooks
     // for the symptom come last, if the logs show nothing.
     primaries = EntryTopics(state);

@@ -45,6 +45,7 @@ const std::vector<Vocabulary>& ServiceVocabulary() {
 struct SymptomWord {
   std::string_view word;
   bool slowness = false;
+  bool vague = false;  // says that it fails, not how (Symptom::vague)
 };
 
 const std::vector<SymptomWord>& SymptomVocabulary() {
@@ -80,12 +81,12 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
       {"certificate"},
       {"重启"},
       {"restart"},
-      {"crash"},
-      {"崩溃"},
-      {"挂了"},
-      {"宕机"},
-      {"不可用"},
-      {"unavailable"},
+      {"crash", false, true},
+      {"崩溃", false, true},
+      {"挂了", false, true},
+      {"宕机", false, true},
+      {"不可用", false, true},
+      {"unavailable", false, true},
       {"积压"},
       {"lag"},
       {"限流"},
@@ -250,7 +251,7 @@ void ReadSymptoms(std::string_view text, const std::string& folded, QuestionAnal
     std::string word(entry.word);
     bool covered = std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
                                [&](const Symptom& s) { return ContainsFold(s.word, word); });
-    if (!covered) analysis.symptoms.push_back({word, entry.slowness});
+    if (!covered) analysis.symptoms.push_back({word, entry.slowness, entry.vague});
   }
 }
 

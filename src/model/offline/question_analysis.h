@@ -15,6 +15,9 @@ namespace diagd::model::offline {
 struct Symptom {
   std::string word;  // as written in the question: "500", "超时", "Full GC"
   bool slowness = false;
+  // "挂了", "宕机", "unavailable", "crash": that something fails, not how.
+  // With no service named it is nowhere to start from ("为什么又挂了？").
+  bool vague = false;
 };
 
 struct QuestionAnalysis {
@@ -35,6 +38,13 @@ struct QuestionAnalysis {
 
   bool HasService() const { return !topics.empty() || !unknown_services.empty(); }
   bool HasSymptom() const { return !symptoms.empty(); }
+  // A symptom that says how it fails (a status, a timeout, an error text).
+  bool HasConcreteSymptom() const {
+    for (const auto& symptom : symptoms) {
+      if (!symptom.vague) return true;
+    }
+    return false;
+  }
 };
 
 // `text`: the question (with earlier user turns before it, for follow-ups).

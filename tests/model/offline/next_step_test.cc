@@ -168,6 +168,23 @@ TEST(NextStep, AsksNothingWhenTheQuestionNamesNoServiceAndNoSymptom) {
   EXPECT_TRUE(draft->findings.empty());
 }
 
+// "It is down" says that something fails, not what or how: with no service
+// named there is nowhere to start, as with no symptom at all. A symptom
+// that says how ("504", "超时") does start at the entry topic.
+TEST(NextStep, AsksNothingWhenTheOnlySymptomIsThatSomethingIsDown) {
+  for (const char* question : {"为什么又挂了？", "Why is it unavailable again?", "系统宕机了"}) {
+    Message answer = Conversation(question).Ask();
+    EXPECT_TRUE(answer.tool_calls.empty()) << question;
+    auto draft = agent::ParseDraft(answer.content);
+    ASSERT_TRUE(draft.has_value()) << answer.content;
+    EXPECT_FALSE(draft->conclusion.has_value());
+    ASSERT_GE(draft->limitations.missing_info.size(), 2u) << question;
+  }
+  Message concrete = Conversation("为什么又 504 了？").Ask();
+  ASSERT_EQ(concrete.tool_calls.size(), 1u);
+  EXPECT_NE(concrete.tool_calls[0].arguments.find("gateway"), std::string::npos);
+}
+
 TEST(NextStep, AFollowUpTurnCompletesTheContextOfTheFirst) {
   Conversation conversation("订单服务，10 点左右开始的");
   conversation.History("系统挂了",
