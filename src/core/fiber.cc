@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/context/detail/fcontext.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -31,6 +32,10 @@
 namespace diagd::core {
 namespace {
 
+// Boost.Context's fcontext switches stacks in a few instructions: it saves
+// the callee-saved registers and the floating-point control words, and
+// makes no system call (swapcontext sets the signal mask on every switch).
+namespace context = boost::context::detail;
 using SteadyClock = std::chrono::steady_clock;
 
 // Below a stack pointer, the System V ABI lets a leaf function use 128
@@ -56,8 +61,10 @@ std::uintptr_t PageBytes() {
 }  // namespace
 
 struct Fiber {
-  ucontext_t context{};
-  ucontext_t* worker_context = nullptr;  // of the worker running it now
+  // Where the fiber resumes while it is off its worker (its stack pointer),
+  // and where the worker running it now resumes.
+  context::fcontext_t context = nullptr;
+  context::fcontext_t worker_context = nullptr;
   char* mapping = nullptr;               // guard page, then the stack
   std::size_t mapping_bytes = 0;
   std::function<void()> body;
@@ -98,15 +105,10 @@ thread_local Fiber* t_current = nullptr;
 
 // The page-aligned end of a parked fiber's idle stack (everything below
 // where it parked, which a waiting run need not keep resident); 0 when
-// there is none or the register layout is unknown.
+// there is none.
 std::uintptr_t IdleStackEnd(const Fiber& fiber) {
-#if defined(__x86_64__)
-  auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  auto sp = static_cast<std::uintptr_t>(fiber.context.uc_mcontext.sp);
-#else
-  return 0;  // unknown register layout: keep the pages
-#endif
+  // A suspended fcontext is the stack pointer it saved its registers at.
+  auto sp = reinterpret_cast<std::uintptr_t>(fiber.context);
   auto low = reinterpret_cast<std::uintptr_t>(fiber.mapping) + PageBytes();
   std::uintptr_t end = (sp - kRedZoneBytes) & ~(PageBytes() - 1);
   return end > low ? end : 0;
@@ -134,13 +136,14 @@ void SwitchToWorker(Fiber& fiber) {
   __sanitizer_start_switch_fiber(fiber.finished ? nullptr : &fiber.asan_fake_stack,
                                  fiber.asan_worker_bottom, fiber.asan_worker_size);
 #endif
-  swapcontext(&fiber.context, fiber.worker_context);
+  // Resumed by whichever worker: its context comes with the jump back.
+  fiber.worker_context = context::jump_fcontext(fiber.worker_context, nullptr).fctx;
   SwitchedInToFiber(fiber);
 }
 
-void FiberEntry(unsigned high, unsigned low) {
-  auto* fiber = reinterpret_cast<Fiber*>((static_cast<std::uintptr_t>(high) << 32) |
-                                         static_cast<std::uintptr_t>(low));
+void FiberEntry(context::transfer_t from) {
+  auto* fiber = static_cast<Fiber*>(from.data);
+  fiber->worker_context = from.fctx;
   SwitchedInToFiber(*fiber);
   // noexcept: an escaping exception terminates here, with its stack intact.
   [](Fiber& f) noexcept {
@@ -569,10 +572,8 @@ struct FiberPool::State {
 
   void Work() {
     SignalStack signal_stack;
-    ucontext_t self;
     while (Fiber* fiber = Next()) {
       SetCurrentFiber(fiber);
-      fiber->worker_context = &self;
 #if DIAGD_TSAN_FIBERS
       fiber->tsan_worker = __tsan_get_current_fiber();
       __tsan_switch_to_fiber(fiber->tsan_fiber, 0);
@@ -582,7 +583,7 @@ struct FiberPool::State {
       __sanitizer_start_switch_fiber(&worker_fake_stack, fiber->mapping + PageBytes(),
                                      fiber->mapping_bytes - PageBytes());
 #endif
-      swapcontext(&self, &fiber->context);
+      fiber->context = context::jump_fcontext(fiber->context, fiber).fctx;
 #if DIAGD_ASAN_FIBERS
       __sanitizer_finish_switch_fiber(worker_fake_stack, nullptr, nullptr);
 #endif
@@ -649,13 +650,7 @@ bool FiberPool::Spawn(std::function<void()> body) {
   fiber->mapping_bytes = mapping_bytes;
   fiber->body = std::move(body);
   fiber->pool = state_.get();
-  getcontext(&fiber->context);
-  fiber->context.uc_stack.ss_sp = fiber->mapping + PageBytes();
-  fiber->context.uc_stack.ss_size = state_->stack_bytes;
-  fiber->context.uc_link = nullptr;
-  auto address = reinterpret_cast<std::uintptr_t>(fiber);
-  makecontext(&fiber->context, reinterpret_cast<void (*)()>(&FiberEntry), 2,
-              static_cast<unsigned>(address >> 32), static_cast<unsigned>(address & 0xffffffffu));
+  fiber->context = context::make_fcontext(mapping + mapping_bytes, state_->stack_bytes, &FiberEntry);
 #if DIAGD_TSAN_FIBERS
   fiber->tsan_fiber = __tsan_create_fiber(0);
 #endif
