@@ -3,6 +3,7 @@
 // of --report, and the progress line per incident on stderr.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "eval/score.h"
@@ -28,6 +29,8 @@ std::string ReportJson(const SuiteReport& report);
 std::string ReportTable(const SuiteReport& report);
 // One HTML page: no script, no external asset, every text escaped.
 std::string ReportHtml(const SuiteReport& report);
+// "12.3 s": a wall time as the table and the report show it.
+std::string FormatSeconds(std::int64_t ms);
 // "[3/16] name  RIGHT  DIAGNOSIS  tools 4  model 6  tokens 1234  12.3 s"
 std::string ProgressLine(const IncidentScore& score, int done, int total);
 

@@ -37,12 +37,6 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
-std::string Seconds(std::int64_t ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
-  return text;
-}
-
 // The incident's anchor: its folder name, which the suite keeps to
 // [A-Za-z0-9_-] in practice; anything else becomes '_'.
 std::string Anchor(std::string_view name) {
@@ -77,7 +71,7 @@ void Totals(const SuiteReport& report, std::string& out) {
          " dishonest diagnosis, " + std::to_string(t.failed) + " failed. Tool calls " +
          std::to_string(t.tool_calls) + ", model calls " + std::to_string(t.model_calls) +
          ", tokens " + std::to_string(t.total_tokens) + ", wall " +
-         Seconds(report.run.elapsed_ms) + ".</p>\n";
+         FormatSeconds(report.run.elapsed_ms) + ".</p>\n";
   out += "<table><thead><tr><th>incident</th><th>expected</th><th>released</th><th>verdict</th>"
          "<th>tools</th><th>model</th><th>tokens</th><th>wall</th></tr></thead><tbody>\n";
   for (const auto& s : report.run.scores) {
@@ -87,7 +81,7 @@ void Totals(const SuiteReport& report, std::string& out) {
            s.expected_outcome + "</td><td>" + Escape(released) + "</td><td><span class=\"v v-" +
            VerdictName(s.verdict) + "\">" + VerdictName(s.verdict) + "</span></td><td>" +
            std::to_string(s.tool_calls) + "</td><td>" + std::to_string(s.model_calls) +
-           "</td><td>" + std::to_string(s.total_tokens) + "</td><td>" + Seconds(s.wall_ms) +
+           "</td><td>" + std::to_string(s.total_tokens) + "</td><td>" + FormatSeconds(s.wall_ms) +
            "</td></tr>\n";
   }
   out += "</tbody></table>\n";
@@ -126,7 +120,7 @@ void Timeline(const IncidentScore& s, std::string& out) {
   }
   out += "<text x=\"" + std::to_string(kLabelWidth) + "\" y=\"" + std::to_string(y + 12) +
          "\">0</text><text x=\"" + std::to_string(kLabelWidth + kBarsWidth - 30) + "\" y=\"" +
-         std::to_string(y + 12) + "\">" + Seconds(end) + "</text>\n</svg>\n";
+         std::to_string(y + 12) + "\">" + FormatSeconds(end) + "</text>\n</svg>\n";
 }
 
 void Incident(const IncidentScore& s, std::string& out) {
@@ -139,7 +133,7 @@ void Incident(const IncidentScore& s, std::string& out) {
   out += "<p class=\"meta\">expected " + s.expected_outcome + ", released " + Escape(released) +
          "; tools " + std::to_string(s.tool_calls) + ", model calls " +
          std::to_string(s.model_calls) + ", tokens " + std::to_string(s.total_tokens) + ", " +
-         Seconds(s.wall_ms);
+         FormatSeconds(s.wall_ms);
   if (s.stop_reason) out += "; stopped " + Escape(*s.stop_reason);
   if (!s.run_id.empty()) out += "; run " + Escape(s.run_id);
   out += "</p>\n";

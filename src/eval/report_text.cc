@@ -6,12 +6,6 @@
 namespace diagd::eval {
 namespace {
 
-std::string Seconds(std::int64_t ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
-  return text;
-}
-
 // The bytes of the UTF-8 sequence that starts with `lead` (1 for a byte
 // that starts none: the text is shown as it is).
 std::size_t SequenceLength(unsigned char lead) {
@@ -40,6 +34,12 @@ std::string Column(std::string_view text, std::size_t width) {
 
 }  // namespace
 
+std::string FormatSeconds(std::int64_t ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return text;
+}
+
 std::string ProgressLine(const IncidentScore& score, int done, int total) {
   char head[32];
   std::snprintf(head, sizeof head, "[%d/%d] ", done, total);
@@ -48,7 +48,7 @@ std::string ProgressLine(const IncidentScore& score, int done, int total) {
   if (score.fallback_code) line += " " + *score.fallback_code;
   line += "  tools " + std::to_string(score.tool_calls) + "  model " +
           std::to_string(score.model_calls) + "  tokens " + std::to_string(score.total_tokens) +
-          "  " + Seconds(score.wall_ms);
+          "  " + FormatSeconds(score.wall_ms);
   if (score.failure_reason) line += "  (" + *score.failure_reason + ")";
   if (!score.error.empty()) line += ": " + score.error;
   return line;
@@ -65,7 +65,7 @@ std::string ReportTable(const SuiteReport& report) {
     out += Column(s.name, 28) + Column(s.expected_outcome, 10) + Column(released, 36) +
            Column(VerdictName(s.verdict), 17) + Column(std::to_string(s.tool_calls), 7) +
            Column(std::to_string(s.model_calls), 7) + Column(std::to_string(s.total_tokens), 9) +
-           Seconds(s.wall_ms) + "\n";
+           FormatSeconds(s.wall_ms) + "\n";
   }
   for (const auto& skip : report.skipped) {
     out += Column(skip.name, 28) + "skipped: " + skip.reason + "\n";
@@ -84,7 +84,7 @@ std::string ReportTable(const SuiteReport& report) {
          "; score " + score + "\n";
   out += "tool calls " + std::to_string(t.tool_calls) + ", model calls " +
          std::to_string(t.model_calls) + ", tokens " + std::to_string(t.total_tokens) +
-         ", wall " + Seconds(report.run.elapsed_ms) + " (" + Seconds(t.wall_ms) +
+         ", wall " + FormatSeconds(report.run.elapsed_ms) + " (" + FormatSeconds(t.wall_ms) +
          " over the incidents)\n";
   return out;
 }

@@ -44,6 +44,20 @@ inline std::string Quote(const std::string& arg) {
   return quoted + "'";
 }
 
+// Runs the built diagd binary with `args`; its stdout and stderr pass
+// through files in `dir`.
+inline Invocation RunDiagd(const std::vector<std::string>& args, const fs::path& dir) {
+  std::string command = std::string(DIAGD_BINARY);
+  for (const auto& arg : args) command += " " + Quote(arg);
+  command += " >" + Quote((dir / "out").string()) + " 2>" + Quote((dir / "err").string());
+  Invocation result;
+  int status = std::system(command.c_str());
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(dir / "out");
+  result.err = ReadFile(dir / "err");
+  return result;
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -83,17 +97,7 @@ class CliTest : public ::testing::Test {
         << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
   }
 
-  Invocation Run(const std::vector<std::string>& args) {
-    std::string command = std::string(DIAGD_BINARY);
-    for (const auto& arg : args) command += " " + Quote(arg);
-    command += " >" + Quote((dir_ / "out").string()) + " 2>" + Quote((dir_ / "err").string());
-    Invocation result;
-    int status = std::system(command.c_str());
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = ReadFile(dir_ / "out");
-    result.err = ReadFile(dir_ / "err");
-    return result;
-  }
+  Invocation Run(const std::vector<std::string>& args) { return RunDiagd(args, dir_); }
 
   Invocation Ask(const std::string& question, std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"ask", "--config", (dir_ / "diagd.toml").string(), "--json"};

@@ -79,15 +79,8 @@ class EvalTest : public ::testing::Test {
   }
 
   Invocation Eval(std::vector<std::string> args) {
-    std::string command = std::string(DIAGD_BINARY) + " eval";
-    for (const auto& arg : args) command += " " + Quote(arg);
-    command += " >" + Quote((dir_ / "out").string()) + " 2>" + Quote((dir_ / "err").string());
-    Invocation result;
-    int status = std::system(command.c_str());
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = ReadFile(dir_ / "out");
-    result.err = ReadFile(dir_ / "err");
-    return result;
+    args.insert(args.begin(), "eval");
+    return RunDiagd(args, dir_);
   }
 
   // --json's incidents by name, and its totals.

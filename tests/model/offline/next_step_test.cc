@@ -224,8 +224,9 @@ TEST(NextStep, ChecksTheDocumentsOnceForAnUnknownServiceThenSaysWhatIsMissing) {
       << "an OOM paragraph about the gateway is no evidence about user-service";
 }
 
-TEST(NextStep, FallsBackToSqliteMasterWhenInformationSchemaFails) {
-  Conversation conversation("订单服务报错");
+// One order-service error read and an empty documents search: the next
+// step reads the datasource.
+void ReadTheLogsAndTheDocuments(Conversation& conversation) {
   conversation
       .Call("call_1", "query_logs", R"({"input":{"topic":"order-service","query":"level:ERROR"}})")
       .Observe("call_1",
@@ -233,6 +234,11 @@ TEST(NextStep, FallsBackToSqliteMasterWhenInformationSchemaFails) {
   ToolCall docs = conversation.Step(
       R"({"tool_call_id":"$ID","query":"q","evidence_status":"NO_EVIDENCE","evidence":[],"truncated":false})");
   EXPECT_EQ(docs.name, "search_documents");
+}
+
+TEST(NextStep, FallsBackToSqliteMasterWhenInformationSchemaFails) {
+  Conversation conversation("订单服务报错");
+  ReadTheLogsAndTheDocuments(conversation);
   ToolCall discovery = conversation.Step(
       R"({"tool_call_id":"$ID","evidence_status":"ERROR","error_code":"QUERY_FAILED","message":"no such table: information_schema.columns"})");
   EXPECT_NE(discovery.arguments.find("information_schema"), std::string::npos);
@@ -248,18 +254,13 @@ TEST(NextStep, FallsBackToSqliteMasterWhenInformationSchemaFails) {
 TEST(NextStep, ADatasourceDescribedAsSqliteIsAskedSqliteMasterFirst) {
   Conversation conversation("订单服务报错", {"gateway", "order-service", "payment-db", "payment-service"},
                             {"orders"}, false, {"SQLite"});
-  conversation
-      .Call("call_1", "query_logs", R"({"input":{"topic":"order-service","query":"level:ERROR"}})")
-      .Observe("call_1",
-               LogsObservation("call_1", "order-service", {"c.s.Order - 库存扣减失败 sku=1"}));
-  ToolCall docs = conversation.Step(
-      R"({"tool_call_id":"$ID","query":"q","evidence_status":"NO_EVIDENCE","evidence":[],"truncated":false})");
-  EXPECT_EQ(docs.name, "search_documents");
-  ToolCall discovery = conversation.Step(
-      R"({"tool_call_id":"$ID","query":"q","evidence_status":"NO_EVIDENCE","evidence":[],"truncated":false})");
-  EXPECT_EQ(discovery.name, "query_mysql");
-  EXPECT_NE(discovery.arguments.find("sqlite_master"), std::string::npos) << discovery.arguments;
-  EXPECT_EQ(discovery.arguments.find("information_schema"), std::string::npos);
+  ReadTheLogsAndTheDocuments(conversation);
+  Message answer = conversation.Ask();
+  ASSERT_EQ(answer.tool_calls.size(), 1u);
+  const std::string& discovery = answer.tool_calls[0].arguments;
+  EXPECT_EQ(answer.tool_calls[0].name, "query_mysql");
+  EXPECT_NE(discovery.find("sqlite_master"), std::string::npos) << discovery;
+  EXPECT_EQ(discovery.find("information_schema"), std::string::npos);
 }
 
 TEST(NextStep, TheSameConversationGetsTheSameAnswer) {

@@ -48,6 +48,19 @@ class TopicRefreshTest : public ::testing::Test {
     return out;
   }
 
+  // t.jsonl of three scan blocks (a refresh checks its stop between
+  // blocks); the number of lines.
+  int WriteThreeScanBlocks() {
+    std::string text;
+    int lines = 0;
+    while (text.size() < (3u << 20)) {
+      text += JsonLine(MinutesAgo(50 - lines * 0.0001), "INFO", "a", std::string(100, 'x'));
+      ++lines;
+    }
+    folder_.Write("t.jsonl", text);
+    return lines;
+  }
+
   TopicFolder folder_;
   ManualClock clock_{TestNow()};
   LogQuery parsed_;
@@ -156,13 +169,7 @@ TEST_F(TopicRefreshTest, DeletedFileIsNotFound) {
 }
 
 TEST_F(TopicRefreshTest, IndexingStoppedByTheDeadlineGoesOnFromThereNextTime) {
-  std::string text;
-  int lines = 0;
-  while (text.size() < (3u << 20)) {  // three scan blocks
-    text += JsonLine(MinutesAgo(50 - lines * 0.0001), "INFO", "a", std::string(100, 'x'));
-    ++lines;
-  }
-  folder_.Write("t.jsonl", text);
+  int lines = WriteThreeScanBlocks();
   TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
   SteppingClock clock;
   auto stopped = index.Refresh(clock, clock.Monotonic() + std::chrono::milliseconds(2), kReference);
@@ -184,13 +191,7 @@ TEST_F(TopicRefreshTest, IndexingStoppedByTheDeadlineGoesOnFromThereNextTime) {
 }
 
 TEST_F(TopicRefreshTest, IndexingStoppedByACancelKeepsWhatItReadAndGoesOnNextTime) {
-  std::string text;
-  int lines = 0;
-  while (text.size() < (3u << 20)) {  // three scan blocks
-    text += JsonLine(MinutesAgo(50 - lines * 0.0001), "INFO", "a", std::string(100, 'x'));
-    ++lines;
-  }
-  folder_.Write("t.jsonl", text);
+  int lines = WriteThreeScanBlocks();
   TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
   std::stop_source cancel;
   // Read 1: the refresh gate; read 2: before the first block. The cancel
