@@ -138,11 +138,17 @@ void Incident(const IncidentScore& s, std::string& out) {
   if (!s.run_id.empty()) out += "; run " + Escape(s.run_id);
   out += "</p>\n";
   if (s.failure_reason) out += "<p><strong>Failure:</strong> " + Escape(*s.failure_reason);
-  if (!s.error.empty()) out += ": " + Escape(s.error);
+  if (!s.error.empty()) {
+    out += ": ";  // appended apart: see report_text.cc on -Wrestrict
+    out += Escape(s.error);
+  }
   if (s.failure_reason) out += "</p>\n";
   if (!s.missing_checks.empty()) {
     out += "<p><strong>Never checked:</strong>";
-    for (const auto& tool : s.missing_checks) out += " " + Escape(tool);
+    for (const auto& tool : s.missing_checks) {
+      out += ' ';
+      out += Escape(tool);
+    }
     out += "</p>\n";
   }
   if (!s.root_cause.empty()) {

@@ -73,11 +73,17 @@ std::string ReportTable(const SuiteReport& report) {
   const SuiteTotals& t = report.totals;
   char score[16];
   std::snprintf(score, sizeof score, "%.2f", t.score);
-  out += "\n" + std::to_string(t.incidents) + " incidents: " + std::to_string(t.right) +
+  // Appended piece by piece: a short literal + std::string is a false
+  // -Wrestrict on GCC 12 at -O3 (as in tools/documents/local_index.cc).
+  out += '\n';
+  out += std::to_string(t.incidents) + " incidents: " + std::to_string(t.right) +
          " released and right, " + std::to_string(t.wrong) + " released and wrong, " +
          std::to_string(t.honest_fallback) + " honest fallback, " + std::to_string(t.dishonest) +
          " dishonest diagnosis, " + std::to_string(t.failed) + " failed";
-  if (!report.skipped.empty()) out += "; " + std::to_string(report.skipped.size()) + " skipped";
+  if (!report.skipped.empty()) {
+    out += "; ";
+    out += std::to_string(report.skipped.size()) + " skipped";
+  }
   out += "\n";
   out += "outcome right " + std::to_string(t.outcome_right) + ", root cause right " +
          std::to_string(t.root_cause_right) + ", honest " + std::to_string(t.honest) +
