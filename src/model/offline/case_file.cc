@@ -243,9 +243,15 @@ std::optional<DocHit> ScoreDocument(const DocItem& item, const std::vector<Ancho
     std::string needle = text::CaseFold(anchor.text);
     if (needle.empty()) continue;
     // Positions in the folded text match the excerpt for the ASCII and CJK
-    // text anchors hold; the quote is checked against the excerpt below.
-    for (std::size_t at = folded.find(needle); at != std::string::npos;
-         at = folded.find(needle, at + 1)) {
+    // text anchors hold; the quote is checked against the excerpt below. A
+    // runbook that writes `<域名>` where the log has the host still speaks
+    // to that error (FindAllowingPlaceholders). Only for what the logs said:
+    // a placeholder is no service the question names.
+    std::size_t first = folded.find(needle);
+    if (first == std::string::npos && anchor.chain_position >= 0) {
+      first = FindAllowingPlaceholders(folded, needle);
+    }
+    for (std::size_t at = first; at != std::string::npos; at = folded.find(needle, at + 1)) {
       std::string sentence = SentenceAround(item.excerpt, at, kMaxQuoteCodePoints);
       bool index_word = ContainsFold(sentence, "索引") || ContainsFold(sentence, "index");
       if (anchor.with_index_word && !index_word) continue;

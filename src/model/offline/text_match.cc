@@ -121,6 +121,63 @@ std::vector<std::string> CjkTrigrams(std::string_view text) {
   return out;
 }
 
+namespace {
+
+constexpr std::size_t kMaxPlaceholderBytes = 48;
+
+// The length of the placeholder starting at `at` in `text`, or 0.
+std::size_t PlaceholderAt(std::string_view text, std::size_t at) {
+  std::size_t open = at;
+  if (text.compare(at, 2, "${") == 0) ++open;
+  char close = text[open] == '<' ? '>' : text[open] == '{' ? '}' : '\0';
+  if (close == '\0') return 0;
+  for (std::size_t end = open + 1; end < text.size() && end - at <= kMaxPlaceholderBytes; ++end) {
+    char c = text[end];
+    if (c == close) return end > open + 1 ? end - at + 1 : 0;
+    if (c == ' ' || c == '\n' || c == '<' || c == '{') return 0;
+  }
+  return 0;
+}
+
+bool IsValueChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '.' || c == '_' || c == '-' || c == ':' || c == '/';
+}
+
+// Whether `needle` matches `text` from `at`, placeholders standing for
+// values: a value is a run of value characters, the longest that lets the
+// rest match (":443" after `<域名>` is text again). `depth` bounds the
+// backtracking: a runbook line holds a few placeholders.
+bool MatchesAt(std::string_view text, std::size_t at, std::string_view needle, int depth = 0) {
+  std::size_t i = at, j = 0;
+  while (j < needle.size()) {
+    if (i >= text.size()) return false;
+    if (std::size_t placeholder = PlaceholderAt(text, i); placeholder > 0 && depth < 4) {
+      std::size_t longest = j;
+      while (longest < needle.size() && IsValueChar(needle[longest])) ++longest;
+      for (std::size_t end = longest; end > j; --end) {
+        if (MatchesAt(text.substr(i + placeholder), 0, needle.substr(end), depth + 1)) return true;
+      }
+      return false;
+    }
+    if (text[i] != needle[j]) return false;
+    ++i;
+    ++j;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::size_t FindAllowingPlaceholders(std::string_view text, std::string_view needle) {
+  if (needle.empty()) return 0;
+  if (text.find_first_of("<{") == std::string_view::npos) return text.find(needle);
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (MatchesAt(text, at, needle)) return at;
+  }
+  return std::string_view::npos;
+}
+
 bool ContainsName(std::string_view text, std::string_view name) {
   if (name.empty() || text.size() < name.size()) return false;
   for (std::size_t i = 0; i + name.size() <= text.size(); ++i) {

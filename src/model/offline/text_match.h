@@ -24,6 +24,13 @@ bool HasCjk(std::string_view text);
 // another without word boundaries to split on.
 std::vector<std::string> CjkTrigrams(std::string_view text);
 
+// Where `needle` occurs in `text` when a placeholder written in `text`
+// (`<域名>`, `<host>`, `{service}`, `${service}`: a runbook's way of saying
+// "any value here") may stand for one value of `needle` (a run of letters,
+// digits and . _ - : /, "api.unionbank.example.com"); the position in
+// `text`, or npos. Exact bytes elsewhere: fold both first for case.
+std::size_t FindAllowingPlaceholders(std::string_view text, std::string_view needle);
+
 // True when `name` occurs in `text` (ASCII case-insensitive) with no name
 // character ([A-Za-z0-9_-]) right before or after it: "payment-service" is
 // in "http://payment-service/pay" but not in "payment-service-7c9d6".
