@@ -73,14 +73,15 @@ void Totals(const SuiteReport& report, std::string& out) {
          ", tokens " + std::to_string(t.total_tokens) + ", wall " +
          FormatSeconds(report.run.elapsed_ms) + ".</p>\n";
   out += "<table><thead><tr><th>incident</th><th>expected</th><th>released</th><th>verdict</th>"
-         "<th>tools</th><th>model</th><th>tokens</th><th>wall</th></tr></thead><tbody>\n";
+         "<th>scored right</th><th>tools</th><th>model</th><th>tokens</th><th>wall</th></tr>"
+         "</thead><tbody>\n";
   for (const auto& s : report.run.scores) {
     std::string released = s.outcome.value_or("-");
     if (s.fallback_code) released += " " + *s.fallback_code;
     out += "<tr><td><a href=\"#" + Anchor(s.name) + "\">" + Escape(s.name) + "</a></td><td>" +
            s.expected_outcome + "</td><td>" + Escape(released) + "</td><td><span class=\"v v-" +
            VerdictName(s.verdict) + "\">" + VerdictName(s.verdict) + "</span></td><td>" +
-           std::to_string(s.tool_calls) + "</td><td>" + std::to_string(s.model_calls) +
+           (ScoredRight(s) ? "yes" : "no") + "</td><td>" + std::to_string(s.tool_calls) + "</td><td>" + std::to_string(s.model_calls) +
            "</td><td>" + std::to_string(s.total_tokens) + "</td><td>" + FormatSeconds(s.wall_ms) +
            "</td></tr>\n";
   }
@@ -93,12 +94,14 @@ void Totals(const SuiteReport& report, std::string& out) {
 // The investigation as bars on a time axis: one row per call.
 void Timeline(const IncidentScore& s, std::string& out) {
   if (s.timeline.empty()) return;
-  constexpr int kLabelWidth = 330, kBarsWidth = 560, kRow = 18;
+  // Room on the right for the last bar's duration and status.
+  constexpr int kLabelWidth = 330, kBarsWidth = 520, kDetailWidth = 220, kRow = 18;
   std::int64_t end = 1;
   for (const auto& step : s.timeline) end = std::max(end, step.start_ms + step.duration_ms);
   int height = static_cast<int>(s.timeline.size()) * kRow + 22;
   out += "<h3>Investigation</h3>\n<svg role=\"img\" aria-label=\"timeline\" width=\"" +
-         std::to_string(kLabelWidth + kBarsWidth + 80) + "\" height=\"" + std::to_string(height) +
+         std::to_string(kLabelWidth + kBarsWidth + kDetailWidth) + "\" height=\"" +
+         std::to_string(height) +
          "\">\n";
   int y = 4;
   for (const auto& step : s.timeline) {
@@ -120,7 +123,8 @@ void Timeline(const IncidentScore& s, std::string& out) {
   }
   out += "<text x=\"" + std::to_string(kLabelWidth) + "\" y=\"" + std::to_string(y + 12) +
          "\">0</text><text x=\"" + std::to_string(kLabelWidth + kBarsWidth - 30) + "\" y=\"" +
-         std::to_string(y + 12) + "\">" + FormatSeconds(end) + "</text>\n</svg>\n";
+         std::to_string(y + 12) + "\">" + (end < 1000 ? std::to_string(end) + " ms" : FormatSeconds(end)) +
+         "</text>\n</svg>\n";
 }
 
 void Incident(const IncidentScore& s, std::string& out) {

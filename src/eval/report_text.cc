@@ -57,13 +57,14 @@ std::string ProgressLine(const IncidentScore& score, int done, int total) {
 std::string ReportTable(const SuiteReport& report) {
   std::string out = "suite " + report.suite + ", model " + report.model + "\n\n";
   out += Column("INCIDENT", 28) + Column("EXPECTED", 10) + Column("RELEASED", 36) +
-         Column("VERDICT", 17) + Column("TOOLS", 7) + Column("MODEL", 7) + Column("TOKENS", 9) +
+         Column("VERDICT", 17) + Column("SCORED", 7) + Column("TOOLS", 7) + Column("MODEL", 7) + Column("TOKENS", 9) +
          "WALL\n";
   for (const auto& s : report.run.scores) {
     std::string released = s.outcome.value_or("-");
     if (s.fallback_code) released += " " + *s.fallback_code;
     out += Column(s.name, 28) + Column(s.expected_outcome, 10) + Column(released, 36) +
-           Column(VerdictName(s.verdict), 17) + Column(std::to_string(s.tool_calls), 7) +
+           Column(VerdictName(s.verdict), 17) + Column(ScoredRight(s) ? "yes" : "no", 7) +
+           Column(std::to_string(s.tool_calls), 7) +
            Column(std::to_string(s.model_calls), 7) + Column(std::to_string(s.total_tokens), 9) +
            FormatSeconds(s.wall_ms) + "\n";
   }

@@ -156,6 +156,10 @@ IncidentScore Score(const IncidentRun& run) {
   return out;
 }
 
+bool ScoredRight(const IncidentScore& score) {
+  return score.outcome_right && score.root_cause_right.value_or(true);
+}
+
 SuiteTotals Total(const std::vector<IncidentScore>& scores) {
   SuiteTotals totals;
   int scored = 0;
@@ -164,7 +168,7 @@ SuiteTotals Total(const std::vector<IncidentScore>& scores) {
     totals.outcome_right += score.outcome_right ? 1 : 0;
     totals.root_cause_right += score.root_cause_right.value_or(false) ? 1 : 0;
     totals.honest += score.honest ? 1 : 0;
-    scored += score.outcome_right && score.root_cause_right.value_or(true) ? 1 : 0;
+    scored += ScoredRight(score) ? 1 : 0;
     switch (score.verdict) {
       case Verdict::kRight:
         ++totals.right;

@@ -86,6 +86,10 @@ struct IncidentScore {
 
 IncidentScore Score(const IncidentRun& run);
 
+// Whether `score` counts toward the suite's score: its outcome is right and,
+// where a diagnosis was expected, its root cause too.
+bool ScoredRight(const IncidentScore& score);
+
 struct SuiteTotals {
   int incidents = 0;
   int outcome_right = 0;

@@ -260,6 +260,8 @@ TEST_F(EvalTest, TheTableTheReportAndMinScore) {
   EXPECT_THAT(run.out, HasSubstr("1 released and right, 0 released and wrong, 0 honest fallback, "
                                  "1 dishonest diagnosis, 0 failed"));
   EXPECT_THAT(run.out, HasSubstr("score 0.50"));
+  EXPECT_THAT(run.out, ::testing::ContainsRegex("oom +FALLBACK +DIAGNOSIS +DISHONEST +no "));
+  EXPECT_THAT(run.out, ::testing::ContainsRegex("pool +DIAGNOSIS +DIAGNOSIS +RIGHT +yes "));
 
   std::string html = ReadFile(report);
   EXPECT_THAT(html, HasSubstr("<!doctype html>"));
