@@ -19,7 +19,10 @@
 // what a run costs while it waits on its model.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
-//               [--hold-ms H] [--diagd PATH]
+//               [--hold-ms H] [--keep-alive 0|1] [--diagd PATH]
+//
+// `--keep-alive 1`: the scripted model server keeps its connections alive, as
+// a provider does, instead of closing each after one answer.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,6 +63,7 @@ struct Options {
   int latency_ms = 200;
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
+  bool keep_alive = false;  // the scripted model server keeps connections alive
   std::string diagd = DIAGD_BINARY;
 };
 
@@ -199,6 +203,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
     if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
+    if (flag == "--keep-alive") options.keep_alive = std::atoi(argv[i + 1]) != 0;
   }
   return options;
 }
@@ -232,6 +237,7 @@ int main(int argc, char** argv) {
         return reply;
       });
   model.set_record_requests(false);
+  model.set_keep_alive(options.keep_alive);
   int port = diagd::testing::FreeLoopbackPort();
   WriteConfig(dir, port, model.BaseUrl(), options);
 

@@ -75,13 +75,13 @@ LoopbackHttpServer::Request ToRequest(http::request<http::string_body> in) {
   return out;
 }
 
-http::response<http::string_body> ToHttp(LoopbackHttpServer::Response in) {
+http::response<http::string_body> ToHttp(LoopbackHttpServer::Response in, bool keep_alive) {
   http::response<http::string_body> out;
   out.version(11);
   out.result(static_cast<unsigned>(in.status));
   out.set(http::field::content_type, in.content_type);
   for (const auto& [name, value] : in.headers) out.set(name, value);
-  out.keep_alive(false);  // `Connection: close`: one exchange per connection
+  out.keep_alive(keep_alive);  // off: `Connection: close`, one exchange per connection
   out.body() = std::move(in.body);
   out.prepare_payload();
   return out;
@@ -98,6 +98,7 @@ void Close(tcp::socket& socket) {
 struct Exchange {
   tcp::socket socket;
   asio::steady_timer delay;
+  boost::beast::flat_buffer buffer;  // what was read past one request stays for the next
 };
 
 }  // namespace
@@ -106,7 +107,7 @@ struct LoopbackHttpServer::Loop {
   explicit Loop(Handler handler);
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(tcp::socket socket);
-  asio::awaitable<void> Converse(Exchange& exchange);
+  asio::awaitable<bool> Converse(Exchange& exchange);
   void Stop();
 
   Handler handler;
@@ -118,6 +119,7 @@ struct LoopbackHttpServer::Loop {
   std::unordered_set<Exchange*> live;
 
   std::atomic<bool> record{true};
+  std::atomic<bool> keep_alive{false};
   mutable std::mutex mu;
   std::vector<Request> requests;  // guarded by mu
   std::thread thread;
@@ -156,18 +158,20 @@ asio::awaitable<void> LoopbackHttpServer::Loop::Serve(tcp::socket socket) {
     Exchange* exchange;
     ~Unregister() { live.erase(exchange); }
   } unregister{live, &exchange};
-  co_await Converse(exchange);
+  while (!stopping && co_await Converse(exchange)) {
+  }
 }
 
-asio::awaitable<void> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
-  boost::beast::flat_buffer buffer;
+// One exchange; true when the connection stays open for the next.
+asio::awaitable<bool> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
   http::request_parser<http::string_body> parser;
   parser.body_limit(kMaxBodyBytes);
   parser.header_limit(kMaxHeaderBytes);
   auto [read_error, read_bytes] =
-      co_await http::async_read(exchange.socket, buffer, parser, kAsValues);
-  if (read_error || stopping) co_return;  // the socket closes with the exchange
+      co_await http::async_read(exchange.socket, exchange.buffer, parser, kAsValues);
+  if (read_error || stopping) co_return false;  // the socket closes with the exchange
 
+  const bool request_keep_alive = parser.get().keep_alive();
   Request request = ToRequest(parser.release());
   if (record) {
     std::lock_guard<std::mutex> lock(mu);
@@ -176,16 +180,21 @@ asio::awaitable<void> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
   Response response = handler(request);
   if (response.hang_up) {
     Close(exchange.socket);
-    co_return;
+    co_return false;
   }
   if (response.delay > std::chrono::milliseconds(0)) {
     exchange.delay.expires_after(response.delay);
     co_await exchange.delay.async_wait(kAsValues);
-    if (stopping) co_return;  // cut short: no answer
+    if (stopping) co_return false;  // cut short: no answer
   }
-  http::response<http::string_body> answer = ToHttp(std::move(response));
-  co_await http::async_write(exchange.socket, answer, kAsValues);
-  Close(exchange.socket);
+  const bool again = keep_alive && request_keep_alive;
+  http::response<http::string_body> answer = ToHttp(std::move(response), again);
+  auto [write_error, written] = co_await http::async_write(exchange.socket, answer, kAsValues);
+  if (!again || write_error) {
+    Close(exchange.socket);
+    co_return false;
+  }
+  co_return true;
 }
 
 // On the I/O thread: every pending accept, read, delay and write completes at
@@ -217,5 +226,7 @@ std::vector<LoopbackHttpServer::Request> LoopbackHttpServer::Requests() const {
 }
 
 void LoopbackHttpServer::set_record_requests(bool record) { loop_->record = record; }
+
+void LoopbackHttpServer::set_keep_alive(bool keep_alive) { loop_->keep_alive = keep_alive; }
 
 }  // namespace diagd::testing

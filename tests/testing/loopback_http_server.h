@@ -1,8 +1,8 @@
 // A small HTTP/1.1 server on 127.0.0.1 and a free port, for tests that must
 // drive a real client over real sockets: an upstream retrieval service, a
 // scripted model server, a load benchmark's model. Each connection carries
-// one request-response exchange (`Connection: close`); every request is
-// recorded unless recording is turned off.
+// one request-response exchange (`Connection: close`) unless keep-alive is
+// turned on; every request is recorded unless recording is turned off.
 //
 // One instance holds thousands of slow exchanges at once: connections are
 // served asynchronously by one I/O thread, and `Response::delay` is a timer,
@@ -11,7 +11,8 @@
 //
 // Thread safety: the handler runs on the server's I/O thread, one request at
 // a time; it must be quick and must not block (answer late with `delay`).
-// `Requests()` and `set_record_requests()` may be called from any thread.
+// `Requests()`, `set_record_requests()` and `set_keep_alive()` may be called
+// from any thread.
 #pragma once
 
 #include <chrono>
@@ -56,6 +57,10 @@ class LoopbackHttpServer {
   // On by default; a benchmark sending thousands of requests turns it off so
   // as not to keep every body.
   void set_record_requests(bool record);
+  // Off by default (`Connection: close`). On: a connection carries exchanges
+  // in turn until the client closes it, as a model provider's does (a load
+  // benchmark measures its client's connection reuse with it).
+  void set_keep_alive(bool keep_alive);
 
  private:
   struct Loop;  // the acceptor, exchanges in flight and I/O thread (Asio stays in the .cc)

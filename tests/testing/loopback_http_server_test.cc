@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <latch>
@@ -87,6 +91,57 @@ TEST(LoopbackHttpServer, HoldsHundredsOfDelayedRequestsAtOnce) {
   EXPECT_GT(MostHeldAtOnce(handled, kDelay), 100u);
   // One at a time would take 150 s; this bound only catches serial service.
   EXPECT_LT(elapsed, std::chrono::seconds(30));
+}
+
+// Sends `GET /r/<i>` for i = 0..count-1 in turn over one connection and
+// returns the answers' bodies; stops at the first exchange that fails.
+std::vector<std::string> ExchangesOverOneConnection(int port, int count, bool* closed_after) {
+  namespace beast = boost::beast;
+  namespace bhttp = beast::http;
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)});
+  beast::flat_buffer buffer;
+  std::vector<std::string> bodies;
+  bool keep_alive = true;
+  for (int i = 0; i < count && keep_alive; ++i) {
+    bhttp::request<bhttp::empty_body> request(bhttp::verb::get, "/r/" + std::to_string(i), 11);
+    request.set(bhttp::field::host, "127.0.0.1");
+    boost::system::error_code error;
+    bhttp::write(socket, request, error);
+    if (error) break;
+    bhttp::response<bhttp::string_body> response;
+    bhttp::read(socket, buffer, response, error);
+    if (error) break;
+    bodies.push_back(response.body());
+    keep_alive = response.keep_alive();
+  }
+  *closed_after = !keep_alive;
+  return bodies;
+}
+
+LoopbackHttpServer::Response EchoTarget(const LoopbackHttpServer::Request& request) {
+  LoopbackHttpServer::Response response;
+  response.body = request.target;
+  return response;
+}
+
+TEST(LoopbackHttpServer, AnswersOneExchangePerConnectionByDefault) {
+  LoopbackHttpServer server(&EchoTarget);
+  bool closed = false;
+  auto bodies = ExchangesOverOneConnection(server.port(), 3, &closed);
+  EXPECT_EQ(bodies, std::vector<std::string>{"/r/0"});
+  EXPECT_TRUE(closed) << "the answer says Connection: close";
+}
+
+TEST(LoopbackHttpServer, WithKeepAliveAConnectionCarriesExchangesInTurn) {
+  LoopbackHttpServer server(&EchoTarget);
+  server.set_keep_alive(true);
+  bool closed = true;
+  auto bodies = ExchangesOverOneConnection(server.port(), 3, &closed);
+  EXPECT_EQ(bodies, (std::vector<std::string>{"/r/0", "/r/1", "/r/2"}));
+  EXPECT_FALSE(closed);
+  EXPECT_EQ(server.Requests().size(), 3u);
 }
 
 TEST(LoopbackHttpServer, HangUpClosesTheConnectionWithoutAnswer) {

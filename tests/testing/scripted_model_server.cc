@@ -163,6 +163,8 @@ std::size_t ScriptedModelServer::Remaining() const {
   return script_.size();
 }
 
+void ScriptedModelServer::set_keep_alive(bool keep_alive) { server_.set_keep_alive(keep_alive); }
+
 void ScriptedModelServer::set_record_requests(bool record) {
   std::lock_guard<std::mutex> lock(mu_);
   record_ = record;

@@ -132,6 +132,8 @@ class ScriptedModelServer {
   // as not to keep (or parse) every body: the responder still sees each
   // request, with `json` null, and reads `body`.
   void set_record_requests(bool record);
+  // LoopbackHttpServer::set_keep_alive: off by default.
+  void set_keep_alive(bool keep_alive);
 
  private:
   LoopbackHttpServer::Response Play(const LoopbackHttpServer::Request& request);
