@@ -13,11 +13,10 @@ namespace diagd::eval {
 namespace {
 
 std::optional<std::string> StringField(const harness::TraceEvent& event, std::string_view key) {
-  for (const auto& field : event.fields) {
-    if (field.key != key) continue;
-    if (const auto* text = std::get_if<std::string>(&field.value)) return *text;
-  }
-  return std::nullopt;
+  const harness::TraceValue* value = harness::FindField(event, key);
+  const auto* text = value ? std::get_if<std::string>(value) : nullptr;
+  if (!text) return std::nullopt;
+  return *text;
 }
 
 bool ContainsAny(const std::string& text, const std::vector<std::string>& phrases) {
@@ -28,11 +27,9 @@ bool ContainsAny(const std::string& text, const std::vector<std::string>& phrase
 }
 
 std::int64_t IntField(const harness::TraceEvent& event, std::string_view key) {
-  for (const auto& field : event.fields) {
-    if (field.key != key) continue;
-    if (const auto* number = std::get_if<std::int64_t>(&field.value)) return *number;
-  }
-  return 0;
+  const harness::TraceValue* value = harness::FindField(event, key);
+  const auto* number = value ? std::get_if<std::int64_t>(value) : nullptr;
+  return number ? *number : 0;
 }
 
 std::int64_t MillisBetween(WallTime from, WallTime to) {

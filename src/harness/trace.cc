@@ -38,6 +38,13 @@ std::optional<TraceEventType> ParseTraceEventType(std::string_view name) {
   return std::nullopt;
 }
 
+const TraceValue* FindField(const TraceEvent& event, std::string_view key) {
+  for (const auto& field : event.fields) {
+    if (field.key == key) return &field.value;
+  }
+  return nullptr;
+}
+
 void InMemoryTrace::Record(TraceEventType type, std::vector<TraceField> fields) {
   for (auto& field : fields) {
     if (auto* s = std::get_if<std::string>(&field.value)) {

@@ -55,6 +55,10 @@ struct TraceEvent {
   std::vector<TraceField> fields;
 };
 
+// The value of `event`'s field `key`; nullptr when it has none (for
+// readers of stored traces: metrics, the eval's timeline).
+const TraceValue* FindField(const TraceEvent& event, std::string_view key);
+
 class TraceRecorder {
  public:
   virtual ~TraceRecorder() = default;

@@ -37,13 +37,6 @@ std::string LabelValue(std::string_view value) {
   return bounded;
 }
 
-const harness::TraceValue* FindField(const TraceEvent& event, std::string_view key) {
-  for (const auto& field : event.fields) {
-    if (field.key == key) return &field.value;
-  }
-  return nullptr;
-}
-
 // `value`, or `fallback` when it is empty (an empty label value would read as
 // an absent label).
 std::string LabelValueOr(std::string_view value, std::string_view fallback) {
@@ -51,13 +44,13 @@ std::string LabelValueOr(std::string_view value, std::string_view fallback) {
 }
 
 std::string StringField(const TraceEvent& event, std::string_view key) {
-  const harness::TraceValue* value = FindField(event, key);
+  const harness::TraceValue* value = harness::FindField(event, key);
   const auto* s = value ? std::get_if<std::string>(value) : nullptr;
   return LabelValueOr(s ? std::string_view(*s) : std::string_view(), kUnknown);
 }
 
 std::optional<std::int64_t> CountField(const TraceEvent& event, std::string_view key) {
-  const harness::TraceValue* value = FindField(event, key);
+  const harness::TraceValue* value = harness::FindField(event, key);
   const auto* i = value ? std::get_if<std::int64_t>(value) : nullptr;
   if (!i || *i < 0) return std::nullopt;
   return *i;
