@@ -105,7 +105,10 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
     for (const auto& topic : state.topics) {
       if (topic == hop.topic) continue;
       bool named = std::any_of(group->members.begin(), group->members.end(), [&](std::size_t i) {
-        return ContainsName(hop.events[i].message, topic);
+        // "POST http://payment-service/..." or the class that calls it
+        // ("c.s.pay.channel.BankChannel" for bank-channel).
+        return ContainsName(hop.events[i].message, topic) ||
+               ContainsCamelName(hop.events[i].message, topic);
       });
       if (named &&
           std::find(hop.mentions.begin(), hop.mentions.end(), topic) == hop.mentions.end()) {
@@ -211,9 +214,13 @@ std::vector<Anchor> AnchorsOf(const CaseFile& file, const QuestionAnalysis& anal
                          false, depth});
       // The same error with other numbers ("after 30000ms" vs "after 5000ms")
       // is a weaker match: its first clause.
-      auto comma = exception.find(", ");
-      if (comma != std::string::npos && comma >= 12) {
-        anchors.push_back({exception.substr(0, comma), 4 + depth, false, depth});
+      // Or with its details cut: "certificate_expired (client certificate
+      // CN=...)" in the log, "certificate_expired" in the runbook.
+      for (const char* cut : {", ", " ("}) {
+        auto at = exception.find(cut);
+        if (at != std::string::npos && at >= 12) {
+          anchors.push_back({exception.substr(0, at), 4 + depth, false, depth});
+        }
       }
     }
     if (text::CodePointCount(hop.reading.lead) >= 6)
@@ -380,6 +387,7 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
   ReadDocuments(state, analysis, file);
   file.schemas = ReadSchemas(state);
   file.change = FindChangeRecord(state, file);
+  file.resource = FindResourceRecord(state, file);
   return file;
 }
 

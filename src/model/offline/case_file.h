@@ -53,8 +53,20 @@ struct ChangeRecord {
   std::string table;
   std::string service, version, time, summary, ticket, db_change, previous_version;
   std::string db_change_column;    // the name of the column db_change was read from
+  // A configuration change: the key and its values ("read-timeout-ms", 5000, 50).
+  std::string key, old_value, new_value;
   std::string quote;               // an exact cell text to cite (the summary, else the version)
   std::size_t chain_position = 0;  // the chain hop its service is (0 = surface)
+};
+
+// The row of a table a runbook section names (certificates, a partner's
+// status) that is about what the chain's errors point at: the same host,
+// address or path. It confirms the cause that section names.
+struct ResourceRecord {
+  std::size_t call = 0;
+  std::string table;
+  int doc = -1;                     // the DocHit (index in CaseFile::docs) that named the table
+  std::vector<std::string> quotes;  // exact cell texts: the matching one first, then the others
 };
 
 struct CaseFile {
@@ -64,6 +76,7 @@ struct CaseFile {
   std::vector<std::string> instruction_like;  // titles of documents flagged
   std::vector<DatasourceSchema> schemas;
   std::optional<ChangeRecord> change;
+  std::optional<ResourceRecord> resource;
   std::string latest_time;    // the newest event time seen ("YYYY-MM-DD HH:MM:SS")
   std::string earliest_time;  // the oldest
   int window_minutes = 0;     // the lookback the logs were read with
@@ -84,6 +97,18 @@ bool IsFailure(const LogHop& hop);
 // deeper its service sits in the chain, the better. Nothing when no row fits.
 // (change_record.cc)
 std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state, const CaseFile& file);
+
+// The row of a resource table (ResourceQuerySql) that names a host, an
+// address or a path of the chain's errors, when exactly one thing does (two
+// hosts' rows on the same mount confirm neither). (resource_record.cc)
+std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state,
+                                                 const CaseFile& file);
+
+// What the chain's errors show, as terms a record's content may name
+// (change_record.cc): identifiers, hosts, addresses and paths, other ASCII
+// words of 5 or more letters that are not generic log words or the
+// services' own names, and runs of three CJK characters. Lower-cased.
+std::vector<std::string> EvidenceTerms(const CaseFile& file);
 
 // True for text written as instructions to an AI agent ("忽略之前的所有指令",
 // "ignore previous instructions", "给 AI 诊断助手的说明"...).

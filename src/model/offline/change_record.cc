@@ -11,6 +11,7 @@ namespace {
 // Column positions by role, from the column names.
 struct Roles {
   int service = -1, version = -1, time = -1, summary = -1, ticket = -1, db_change = -1;
+  int key = -1, old_value = -1, new_value = -1;  // a configuration change's
 };
 
 int FindColumn(const std::vector<std::string>& columns, std::initializer_list<const char*> names) {
@@ -25,11 +26,14 @@ int FindColumn(const std::vector<std::string>& columns, std::initializer_list<co
 Roles RolesOf(const std::vector<std::string>& columns, const std::string& time_column) {
   Roles roles;
   roles.service = FindColumn(columns, {"service", "service_name", "app", "application", "component",
-                                       "system", "target", "module", "name"});
+                                       "system", "target", "module", "name", "data_id"});
   roles.version = FindColumn(columns, {"version", "tag", "release", "revision", "build"});
   roles.summary =
       FindColumn(columns, {"change_summary", "summary", "description", "desc", "details", "detail",
-                           "content", "comment", "title", "message", "change"});
+                           "content", "comment", "title", "message", "change", "note"});
+  roles.key = FindColumn(columns, {"config_key", "key", "setting", "parameter", "param", "item"});
+  roles.old_value = FindColumn(columns, {"old_value", "old", "before", "from_value"});
+  roles.new_value = FindColumn(columns, {"new_value", "new", "after", "to_value"});
   roles.ticket = FindColumn(columns, {"ticket", "change_id", "jira", "issue", "request_id"});
   for (std::size_t i = 0; i < columns.size(); ++i) {
     std::string lower = text::AsciiLower(columns[i]);
@@ -57,11 +61,8 @@ bool IsGenericWord(const std::string& lower) {
                       [&](const char* word) { return lower == word; }) != std::end(kGeneric);
 }
 
-// What the chain's errors show, as terms a change's content may name:
-// identifiers ("payment_record", "selectRecentByUserId"), other ASCII words
-// of 5 or more letters that are not generic log words or the services'
-// own names ("maxmemory", "certificate"), and runs of three CJK characters
-// ("连接池"). Lower-cased.
+}  // namespace
+
 std::vector<std::string> EvidenceTerms(const CaseFile& file) {
   std::vector<std::string> terms;
   auto add = [&](std::string term) {
@@ -87,9 +88,12 @@ std::vector<std::string> EvidenceTerms(const CaseFile& file) {
       if (!digits && !own_name && !IsGenericWord(lower)) add(word);
     }
     for (const auto& run : CjkTrigrams(hop.key_message)) add(run);
+    for (const auto& name : Identifiers(hop.key_message)) add(name);
   }
   return terms;
 }
+
+namespace {
 
 // When the failure was first seen: the oldest event of the dominant
 // template of each hop of the chain (the logs give the newest events, so
@@ -148,8 +152,10 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       // A change explains the failure only when its content names what the
       // errors show: being recent, or on the failing service, is not enough
       // (a logging-only or rate-limit change is innocent by its content).
+      // A configuration push says what it changed in its key.
+      std::string content = summary + "\n" + CellText(row, roles.key);
       bool describes = std::any_of(terms.begin(), terms.end(), [&](const std::string& term) {
-        return ContainsFold(summary, term);
+        return ContainsFold(content, term);
       });
       if (!describes) continue;
       int score = 6;
@@ -165,6 +171,9 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       record.summary = summary;
       record.ticket = CellText(row, roles.ticket);
       record.db_change = CellText(row, roles.db_change);
+      record.key = CellText(row, roles.key);
+      record.old_value = CellText(row, roles.old_value);
+      record.new_value = CellText(row, roles.new_value);
       if (roles.db_change >= 0)
         record.db_change_column = call.columns[static_cast<std::size_t>(roles.db_change)];
       record.chain_position = position.value_or(file.chain.size() - 1);

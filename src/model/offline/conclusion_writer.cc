@@ -137,6 +137,18 @@ std::string DescribeChange(const InvestigationState& state, const ChangeRecord& 
                              : "，且未附带数据库变更（" + change.db_change_column + "：" +
                                    change.db_change + "）")
                        : std::string();
+  // A configuration push: what it set, then what its author wrote.
+  if (!change.key.empty() && !change.new_value.empty()) {
+    std::string from = change.old_value.empty() ? std::string() : change.old_value;
+    if (en) {
+      return change.service + " was changed (" + when + "): " + change.key +
+             (from.empty() ? "" : " from " + from) + " to " + change.new_value + " (" +
+             Quoted(summary, true) + ")";
+    }
+    return change.service + " 发生配置变更（" + when + "）：" + change.key +
+           (from.empty() ? "" : " 由 " + from) + " 改为 " + change.new_value + "（" +
+           Quoted(summary, false) + "）";
+  }
   // A row without a version is a configuration change, not a release.
   if (change.version.empty()) {
     return en ? change.service + " was changed (" + when + "): " + Quoted(summary, true) + db
@@ -163,6 +175,43 @@ std::string SymptomClause(const InvestigationState& state, const QuestionAnalysi
                      : "，即问题中所说的" + Quoted(words, false);
 }
 
+// The heading of a runbook section: the cause it names ("客户端证书过期").
+std::string SectionHeading(const InvestigationState& state, const DocHit& hit) {
+  const DocItem& item = state.calls[hit.call].docs[hit.item];
+  std::string_view crumb = item.breadcrumb.empty() ? item.title : item.breadcrumb;
+  auto last = crumb.rfind(" > ");
+  return std::string(Trim(last == std::string_view::npos ? crumb : crumb.substr(last + 3)));
+}
+
+// The runbook's cause and the row that confirms it.
+std::string DescribeResource(const InvestigationState& state, const CaseFile& file,
+                             const ResourceRecord& resource) {
+  constexpr std::size_t kMaxCells = 6;
+  bool en = IsEn(state);
+  std::string cells;
+  for (std::size_t i = 0; i < resource.quotes.size() && i < kMaxCells; ++i) {
+    if (i > 0) cells += en ? ", " : "，";
+    cells += Quoted(resource.quotes[i], en);
+  }
+  std::string heading = resource.doc >= 0
+                            ? SectionHeading(state, file.docs[static_cast<std::size_t>(resource.doc)])
+                            : std::string();
+  if (en) {
+    std::string text = heading.empty() ? std::string("; ")
+                                       : "; the runbook section " + Quoted(heading, true) +
+                                             " names the cause, and ";
+    text += resource.table;
+    text += " confirms it: ";
+    return text + cells;
+  }
+  std::string text = heading.empty() ? std::string("；")
+                                     : "；Runbook 中“" + heading + "”一节所指的原因，";
+  text += "由 ";
+  text += resource.table;
+  text += " 的记录证实：";
+  return text + cells;
+}
+
 std::string RootCause(const InvestigationState& state, const QuestionAnalysis& analysis,
                       const CaseFile& file) {
   bool en = IsEn(state);
@@ -183,7 +232,9 @@ std::string RootCause(const InvestigationState& state, const QuestionAnalysis& a
     }
     text += clauses[i];
   }
-  return text + SymptomClause(state, analysis) + (en ? "." : "。");
+  text += SymptomClause(state, analysis);
+  if (file.resource) text += DescribeResource(state, file, *file.resource);
+  return text + (en ? "." : "。");
 }
 
 std::vector<DraftCitation> Citations(const InvestigationState& state, const CaseFile& file) {
@@ -207,6 +258,15 @@ std::vector<DraftCitation> Citations(const InvestigationState& state, const Case
     }
   }
   if (file.change && !file.change->quote.empty()) add(file.change->call, file.change->quote);
+  if (file.resource) {
+    for (std::size_t i = 0; i < file.resource->quotes.size() && i < 2; ++i) {
+      add(file.resource->call, file.resource->quotes[i]);
+    }
+    if (file.resource->doc >= 0) {
+      const DocHit& hit = file.docs[static_cast<std::size_t>(file.resource->doc)];
+      add(hit.call, hit.quote);
+    }
+  }
   // The best runbook section for each link, deepest first, two at most.
   std::size_t documents = 0;
   for (std::size_t p = file.chain.size(); p-- > 0 && documents < 2;) {
@@ -232,11 +292,14 @@ Draft BuildDraft(const InvestigationState& state, const QuestionAnalysis& analys
   // speaks to the symptom corroborates a cause; it is none by itself.
   bool failing = std::any_of(file.chain.begin(), file.chain.end(),
                              [&](std::size_t position) { return IsFailure(file.hops[position]); });
-  bool holds = failing && (file.chain.size() >= 2 || file.change.has_value());
+  // A row of the table a runbook section names, about the host, address or
+  // path of the errors (a certificate, a partner's status), is such a cause.
+  bool holds = failing && (file.chain.size() >= 2 || file.change.has_value() ||
+                           file.resource.has_value());
   if (holds) {
     DraftConclusion conclusion;
     conclusion.root_cause = RootCause(state, analysis, file);
-    int kinds = 1 + (file.change ? 1 : 0) + (file.docs.empty() ? 0 : 1);
+    int kinds = 1 + (file.change ? 1 : 0) + (file.resource ? 1 : 0) + (file.docs.empty() ? 0 : 1);
     conclusion.confidence = kinds >= 3 ? "HIGH" : kinds == 2 ? "MEDIUM" : "LOW";
     conclusion.evidence = Citations(state, file);
     if (!conclusion.evidence.empty()) draft.conclusion = std::move(conclusion);

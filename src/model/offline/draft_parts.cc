@@ -127,6 +127,15 @@ std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t ind
            : table + " 中没有在日志时间窗内、涉及故障链路上服务的变更。",
         quote};
   }
+  if (ParseResourceQuery(call.input.sql, &table) && file.resource &&
+      file.resource->call == index) {
+    const ResourceRecord& r = *file.resource;
+    std::string cells = JoinList(r.quotes, en);
+    return DraftFinding{call.id, true,
+                        en ? table + ": the row about what the errors name: " + cells + "."
+                           : table + " 中与报错所指对象相符的记录：" + cells + "。",
+                        r.quotes.front()};
+  }
   std::string quote = TextCell(call);
   if (quote.empty()) return std::nullopt;
   std::string summary;

@@ -190,7 +190,7 @@ void AddSqlCandidates(const CaseFile& file, bool change_step, std::vector<Candid
       continue;
     }
     if (change_step) {
-      if (const TableInfo* table = FindChangeTable(schema)) {
+      for (const TableInfo* table : ChangeTables(schema)) {
         out.push_back(Sql(schema.datasource, ChangeQuerySql(*table)));
       }
       continue;
@@ -207,6 +207,24 @@ void AddSqlCandidates(const CaseFile& file, bool change_step, std::vector<Candid
       bool bound = sql.find('?') != std::string::npos;
       out.push_back(Sql(schema.datasource, sql,
                         bound ? std::vector<std::string>{since} : std::vector<std::string>{}));
+    }
+  }
+}
+
+// The tables the runbook sections about the chain tell a reader to check
+// ("the partner's status (`vendor_status`)"): where the cause they name is
+// confirmed or not.
+void AddResourceCandidates(const InvestigationState& state, const CaseFile& file,
+                           std::vector<Candidate>& out) {
+  for (const auto& hit : file.docs) {
+    if (hit.chain_position < 0) continue;
+    const std::string& excerpt = state.calls[hit.call].docs[hit.item].excerpt;
+    std::size_t used = 0;
+    for (const auto& schema : file.schemas) {
+      if (used++ == kMaxDatasources || !schema.known) continue;
+      for (const TableInfo* table : TablesNamedIn(schema, excerpt)) {
+        out.push_back(Sql(schema.datasource, ResourceQuerySql(*table)));
+      }
     }
   }
 }
@@ -255,21 +273,30 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
   if (deepest != nullptr && state.offers_documents && !searched_documents) {
     plan.push_back(Docs(DocQueryFor(*deepest, state.lang)));
   }
-  // The topics the runbooks point at for it, when they belong to the same
-  // service family as a link of the chain (payment-service -> payment-db).
+  // The topics the runbooks point at for it: of the same service family as
+  // a link of the chain (payment-service -> payment-db), or any topic the
+  // best section about the deepest link names (the DNS section's CoreDNS
+  // logs under an UnknownHostException).
   if (state.offers_logs) {
     std::set<std::string> chain_stems;
     for (std::size_t position : file.chain)
       chain_stems.insert(TopicStem(file.hops[position].topic));
+    int deepest_position = static_cast<int>(file.chain.size()) - 1;
     for (const auto& doc : file.docs) {
+      bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
+                           &doc == &file.docs.front();
       for (const auto& topic : doc.topics) {
-        if (chain_stems.count(TopicStem(topic)) > 0 && !TopicQueried(state, topic)) {
+        bool pointed = about_deepest || chain_stems.count(TopicStem(topic)) > 0;
+        if (pointed && !TopicQueried(state, topic)) {
           AddTopicQueries(topic, false, state, analysis, plan);
         }
       }
     }
   }
-  if (!file.hops.empty() && state.offers_mysql) AddSqlCandidates(file, true, plan);
+  if (!file.hops.empty() && state.offers_mysql) {
+    AddSqlCandidates(file, true, plan);
+    AddResourceCandidates(state, file, plan);
+  }
   if (state.offers_documents) {
     for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
       plan.push_back(Docs(DocQueryFor(file.hops[*it], state.lang)));
@@ -320,13 +347,16 @@ const char* GradeOf(const InvestigationState& state, const CaseFile& file, std::
         bool useful =
             std::any_of(file.schemas.begin(), file.schemas.end(), [&](const DatasourceSchema& s) {
               return s.datasource == call.input.datasource && s.known &&
-                     FindChangeTable(s) != nullptr;
+                     !ChangeTables(s).empty();
             });
         return useful ? "GAINED" : "NO_GAIN";
       }
       std::string table, order_column;
       if (ParseChangeQuery(call.input.sql, &table, &order_column)) {
         return file.change && file.change->call == index ? "GAINED" : "NO_GAIN";
+      }
+      if (ParseResourceQuery(call.input.sql, &table)) {
+        return file.resource && file.resource->call == index ? "GAINED" : "NO_GAIN";
       }
       return call.rows.empty() ? "NO_GAIN" : "GAINED";
     }

@@ -164,11 +164,45 @@ std::string TimeColumnOf(const TableInfo& table) {
   return {};
 }
 
-const TableInfo* FindChangeTable(const DatasourceSchema& schema) {
+std::vector<const TableInfo*> ChangeTables(const DatasourceSchema& schema) {
+  constexpr std::size_t kMaxChangeTables = 2;
+  std::vector<const TableInfo*> tables;
   for (const auto& table : schema.tables) {
-    if (IsChangeTable(table.name) && IsPlainIdentifier(table.name)) return &table;
+    if (tables.size() == kMaxChangeTables) break;
+    if (IsChangeTable(table.name) && IsPlainIdentifier(table.name)) tables.push_back(&table);
   }
-  return nullptr;
+  return tables;
+}
+
+std::vector<const TableInfo*> TablesNamedIn(const DatasourceSchema& schema,
+                                            const std::string& text) {
+  std::vector<const TableInfo*> tables;
+  for (const auto& table : schema.tables) {
+    if (!IsChangeTable(table.name) && IsPlainIdentifier(table.name) &&
+        ContainsName(text, table.name)) {
+      tables.push_back(&table);
+    }
+  }
+  return tables;
+}
+
+namespace {
+constexpr std::size_t kResourceRows = 20;
+}  // namespace
+
+std::string ResourceQuerySql(const TableInfo& table) {
+  std::string time = TimeColumnOf(table);
+  std::string sql = "SELECT * FROM " + table.name;
+  if (IsPlainIdentifier(time)) sql += " ORDER BY " + time + " DESC";
+  return sql + " LIMIT " + std::to_string(kResourceRows);
+}
+
+bool ParseResourceQuery(const std::string& sql, std::string* table) {
+  static const std::string kPrefix = "SELECT * FROM ";
+  if (sql.rfind(kPrefix, 0) != 0) return false;
+  auto space = sql.find(' ', kPrefix.size());
+  *table = sql.substr(kPrefix.size(), space - kPrefix.size());
+  return !IsChangeTable(*table) && sql.ends_with(" LIMIT " + std::to_string(kResourceRows));
 }
 
 const TableInfo* FindStatusTable(const DatasourceSchema& schema,

@@ -51,7 +51,18 @@ bool IsChangeTable(const std::string& table);
 // empty when none looks like a time.
 std::string TimeColumnOf(const TableInfo& table);
 
-const TableInfo* FindChangeTable(const DatasourceSchema& schema);
+// The change records of a datasource, at most two (deployments and
+// config_changes: a release and a configuration push are both changes).
+std::vector<const TableInfo*> ChangeTables(const DatasourceSchema& schema);
+// The tables of `schema` that `text` names (a runbook's "check
+// `vendor_status`"), change tables aside, each once.
+std::vector<const TableInfo*> TablesNamedIn(const DatasourceSchema& schema,
+                                            const std::string& text);
+// Newest rows first when the table has a time column: what a resource table
+// (certificates, disk usage, a partner's status) says now.
+std::string ResourceQuerySql(const TableInfo& table);
+// Whether `sql` is a ResourceQuerySql statement; its table.
+bool ParseResourceQuery(const std::string& sql, std::string* table);
 // A table named after one of `stems` (most important first) with a status
 // column: "payments" for "payment".
 const TableInfo* FindStatusTable(const DatasourceSchema& schema,

@@ -1,6 +1,7 @@
 #include "model/offline/text_match.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 
@@ -188,6 +189,78 @@ bool ContainsName(std::string_view text, std::string_view name) {
     if (left_ok && right_ok) return true;
   }
   return false;
+}
+
+bool ContainsCamelName(std::string_view text, std::string_view topic) {
+  std::string camel;
+  std::size_t parts = 0;
+  bool start = true;
+  for (char c : topic) {
+    if (c == '-' || c == '_' || c == '.') {
+      start = true;
+      continue;
+    }
+    if (start) {
+      ++parts;
+      camel.push_back(c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
+    } else {
+      camel.push_back(c);
+    }
+    start = false;
+  }
+  if (parts < 2) return false;
+  for (auto at = text.find(camel); at != std::string_view::npos; at = text.find(camel, at + 1)) {
+    std::size_t end = at + camel.size();
+    bool left_ok = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+    // "BankChannel" and "BankChannelClient", not "BankChannels".
+    bool right_ok = end == text.size() || !(text[end] >= 'a' && text[end] <= 'z');
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Identifiers(std::string_view text) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view token) {
+    while (!token.empty() && (token.back() == '.' || token.back() == ':' || token.back() == '-'))
+      token.remove_suffix(1);
+    std::size_t dots = static_cast<std::size_t>(std::count(token.begin(), token.end(), '.'));
+    bool letters = std::any_of(token.begin(), token.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    });
+    // "https://api.fastlogi.example.com/v2/waybills": the host of a URL.
+    if (token.starts_with("//")) {
+      token.remove_prefix(2);
+      token = token.substr(0, token.find('/'));
+    }
+    if (token.empty() || token.find("..") != std::string_view::npos ||
+        token.find("//") != std::string_view::npos)
+      return;
+    bool path = token.size() >= 4 && token.front() == '/';
+    // A host ends in a lower-case label (com, internal, local); a Java
+    // class name ("java.net.SocketTimeoutException") does not.
+    std::string_view last = token.substr(token.rfind('.') + 1);
+    bool host = dots >= 2 && letters && token.front() != '/' && !last.empty() &&
+                std::all_of(last.begin(), last.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    bool ip = dots == 3 && !letters && std::isdigit(static_cast<unsigned char>(token.front())) &&
+              std::isdigit(static_cast<unsigned char>(token.back()));
+    if (!(path || host || ip)) return;
+    std::string name(token);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  };
+  std::size_t begin = std::string_view::npos;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    bool part = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+                (c == '/' && (begin == std::string_view::npos || text[begin] == '/'));
+    if (part) {
+      if (begin == std::string_view::npos) begin = i;
+      continue;
+    }
+    if (begin != std::string_view::npos) add(text.substr(begin, i - begin));
+    begin = std::string_view::npos;
+  }
+  return out;
 }
 
 std::string CutPrefix(std::string_view s, std::size_t max_code_points) {

@@ -36,6 +36,16 @@ std::size_t FindAllowingPlaceholders(std::string_view text, std::string_view nee
 // in "http://payment-service/pay" but not in "payment-service-7c9d6".
 bool ContainsName(std::string_view text, std::string_view name);
 
+// True when `text` names `topic` the way code does: "BankChannel" (a class)
+// for "bank-channel". Only for a topic of two or more parts: a one-word
+// topic's capitalized name ("Gateway") is any class's prefix.
+bool ContainsCamelName(std::string_view text, std::string_view topic);
+
+// The names in `text` that point at one thing: host names
+// ("api.unionbank.example.com"), IPv4 addresses ("10.0.0.53") and absolute
+// paths ("/data/order-api/spool"), in order, each once.
+std::vector<std::string> Identifiers(std::string_view text);
+
 // The start of `s` with at most `max_code_points` code points, trailing
 // white space and dangling punctuation removed: still a prefix of `s`.
 std::string CutPrefix(std::string_view s, std::size_t max_code_points);

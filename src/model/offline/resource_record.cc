@@ -1,0 +1,101 @@
+// FindResourceRecord (case_file.h): the row of a table a runbook names
+// that confirms the cause the runbook names.
+#include <algorithm>
+
+#include "core/text.h"
+#include "model/offline/case_file.h"
+#include "model/offline/schema_discovery.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+// The hosts, addresses and paths the chain's errors point at, deepest
+// link first: the one thing a resource row must be about.
+std::vector<std::string> ChainIdentifiers(const CaseFile& file) {
+  std::vector<std::string> names;
+  for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
+    for (auto& name : Identifiers(file.hops[*it].key_message)) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// A cell is about `name` when it holds it ("client (mTLS to
+// api.unionbank.example.com)") or is the path it lies under ("/data" for
+// "/data/order-api/spool").
+bool CellIsAbout(const std::string& cell, const std::string& name) {
+  if (cell.size() < 4) return false;
+  if (ContainsFold(cell, name)) return true;
+  return name.front() == '/' && cell.front() == '/' && name.size() > cell.size() &&
+         name.compare(0, cell.size(), cell) == 0 && name[cell.size()] == '/';
+}
+
+// What tells two rows apart as things rather than as samples over time:
+// their text cells other than times.
+std::string Identity(const std::vector<Cell>& row) {
+  std::string identity;
+  for (const auto& cell : row) {
+    if (cell.is_text && SortableTime(cell.text).empty()) identity += cell.text + "\x1f";
+  }
+  return identity;
+}
+
+}  // namespace
+
+std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state,
+                                                 const CaseFile& file) {
+  if (file.chain.empty()) return std::nullopt;
+  std::vector<std::string> names = ChainIdentifiers(file);
+  if (names.empty()) return std::nullopt;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    std::string table;
+    if (call.tool != ToolKind::kMysql || call.outcome != Outcome::kEvidence ||
+        !ParseResourceQuery(call.input.sql, &table)) {
+      continue;
+    }
+    // The rows about the first name (the deepest link's) any row is about.
+    for (const auto& name : names) {
+      const std::vector<Cell>* found = nullptr;
+      std::size_t matching_cell = 0;
+      bool ambiguous = false;
+      for (const auto& row : call.rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (!row[i].is_text || !CellIsAbout(row[i].text, name)) continue;
+          if (found == nullptr) {
+            found = &row;
+            matching_cell = i;
+          } else if (Identity(*found) != Identity(row)) {
+            ambiguous = true;
+          }
+          break;
+        }
+      }
+      if (found == nullptr) continue;
+      if (ambiguous) break;  // two things fit: the data does not say which
+      ResourceRecord record;
+      record.call = c;
+      record.table = table;
+      record.quotes.push_back((*found)[matching_cell].text);
+      for (std::size_t i = 0; i < found->size(); ++i) {
+        const Cell& cell = (*found)[i];
+        if (i != matching_cell && text::CodePointCount(cell.text) >= 4) {
+          record.quotes.push_back(cell.text);
+        }
+      }
+      for (std::size_t d = 0; d < file.docs.size(); ++d) {
+        const DocHit& hit = file.docs[d];
+        if (ContainsName(state.calls[hit.call].docs[hit.item].excerpt, table)) {
+          record.doc = static_cast<int>(d);
+          break;
+        }
+      }
+      return record;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace diagd::model::offline
