@@ -85,6 +85,17 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
              ShowsSymptom(hop.events[group.members.front()].message, analysis);
     });
   }
+  // Errors that neither show the symptom nor name a failure (a business
+  // rejection: "coupon rejected: CouponExpiredException") are not what
+  // fails when warnings do name one ("thread ... stuck ... readTimeout=0"):
+  // by what they say, not by their level, the warnings lead.
+  auto telling = [&](const TemplateGroup& group) {
+    return TellsFailure(hop.events[group.members.front()].message, analysis);
+  };
+  bool errors_tell = std::any_of(hop.groups.begin(), hop.groups.end(), [&](const TemplateGroup& g) {
+    return IsErrorLevel(g.level) && telling(g);
+  });
+  if (!errors_tell) std::stable_partition(hop.groups.begin(), hop.groups.end(), telling);
   bool first = true;
   for (const TemplateGroup* group : TopGroups(hop)) {
     const std::string& message = hop.events[group->members.front()].message;
@@ -120,15 +131,18 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
 
 }  // namespace
 
-bool IsFailure(const LogHop& hop) {
-  const MessageReading& r = hop.reading;
-  if (r.pool_exhausted || r.timeout || r.server_error || r.out_of_memory || r.refused ||
-      r.certificate || r.full_scan || r.slow) {
-    return true;
-  }
-  if (hop.groups.empty()) return false;
-  const std::string& level = hop.groups.front().level;
+bool TellsFailure(const std::string& message, const QuestionAnalysis& analysis) {
+  return ShowsSymptom(message, analysis) || NamesFailure(ReadMessage(message));
+}
+
+bool IsErrorLevel(const std::string& level) {
   return level == "ERROR" || level == "FATAL" || level == "CRITICAL";
+}
+
+bool IsFailure(const LogHop& hop) {
+  if (NamesFailure(hop.reading)) return true;
+  if (hop.groups.empty()) return false;
+  return IsErrorLevel(hop.groups.front().level);
 }
 
 namespace {

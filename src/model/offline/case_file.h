@@ -90,6 +90,10 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
 // timeout, a 5xx, an exhausted pool, memory, a refused connection, a
 // certificate, a slow query or a full scan. Low stock warnings are none.
 bool IsFailure(const LogHop& hop);
+bool IsErrorLevel(const std::string& level);  // ERROR, FATAL or CRITICAL
+// Whether a message shows the symptom the question names ("504") or names
+// a failure (NamesFailure).
+bool TellsFailure(const std::string& message, const QuestionAnalysis& analysis);
 
 // The row of a change table (deployments, releases, changes...) that fits
 // the chain of `file`: made within the log window (or shortly before it) on

@@ -285,4 +285,9 @@ std::string BestPhrase(std::string_view message, std::size_t max_code_points) {
   return CutPrefix(Trim(FirstLine(message)), max_code_points);
 }
 
+bool NamesFailure(const MessageReading& r) {
+  return r.pool_exhausted || r.timeout || r.server_error || r.out_of_memory || r.refused ||
+         r.certificate || r.full_scan || r.slow;
+}
+
 }  // namespace diagd::model::offline

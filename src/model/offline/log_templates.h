@@ -62,6 +62,12 @@ struct MessageReading {
 
 MessageReading ReadMessage(std::string_view message);
 
+// Whether a reading names how something fails (a timeout, a 5xx, an
+// exhausted pool, memory, a refused connection, a certificate, a slow query
+// or a full scan), whatever its level: "coupon rejected: CouponExpired" at
+// ERROR names none, "stuck ... (readTimeout=0)" at WARN does.
+bool NamesFailure(const MessageReading& reading);
+
 // The phrase most worth quoting from `message`: the deepest exception text,
 // else the lead, else the start of the first line. At least 4 characters
 // when the message has them; at most `max_code_points`.

@@ -87,6 +87,21 @@ bool NoEvidenceFor(const InvestigationState& state, const std::string& topic,
   });
 }
 
+// The errors a call returned neither show the question's symptom nor name
+// a failure: a business rejection, not what the question is about. The
+// warnings may say what is.
+bool ErrorsTellNothing(const InvestigationState& state, const std::string& topic,
+                       const std::string& query, const QuestionAnalysis& analysis) {
+  return std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
+    return call.tool == ToolKind::kLogs && call.input.topic == topic &&
+           call.input.query == query && call.outcome == Outcome::kEvidence &&
+           analysis.HasConcreteSymptom() &&
+           std::none_of(call.events.begin(), call.events.end(), [&](const EventItem& e) {
+             return TellsFailure(e.message, analysis);
+           });
+  });
+}
+
 std::optional<int> Lookback(const QuestionAnalysis& analysis) {
   if (analysis.lookback_minutes) return analysis.lookback_minutes;
   // "Yesterday" is further back than the default window; the harness clamps
@@ -131,7 +146,8 @@ void AddTopicQueries(const std::string& topic, bool slowness, const Investigatio
     return;
   }
   out.push_back(Logs(topic, "level:ERROR", analysis));
-  if (NoEvidenceFor(state, topic, "level:ERROR"))
+  if (NoEvidenceFor(state, topic, "level:ERROR") ||
+      ErrorsTellNothing(state, topic, "level:ERROR", analysis))
     out.push_back(Logs(topic, "level:WARN", analysis));
 }
 
