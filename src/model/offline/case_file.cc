@@ -85,7 +85,7 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
              ShowsSymptom(hop.events[group.members.front()].message, analysis);
     });
   }
-  // Errors that neither show the symptom nor name a failure (a business
+  // Errors that neither show a specific symptom nor name a failure (a business
   // rejection: "coupon rejected: CouponExpiredException") are not what
   // fails when warnings do name one ("thread ... stuck ... readTimeout=0"):
   // by what they say, not by their level, the warnings lead.
@@ -95,7 +95,8 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
   bool errors_tell = std::any_of(hop.groups.begin(), hop.groups.end(), [&](const TemplateGroup& g) {
     return IsErrorLevel(g.level) && telling(g);
   });
-  if (!errors_tell) std::stable_partition(hop.groups.begin(), hop.groups.end(), telling);
+  if (analysis.HasSpecificSymptom() && !errors_tell)
+    std::stable_partition(hop.groups.begin(), hop.groups.end(), telling);
   bool first = true;
   for (const TemplateGroup* group : TopGroups(hop)) {
     const std::string& message = hop.events[group->members.front()].message;

@@ -87,15 +87,15 @@ bool NoEvidenceFor(const InvestigationState& state, const std::string& topic,
   });
 }
 
-// The errors a call returned neither show the question's symptom nor name
-// a failure: a business rejection, not what the question is about. The
-// warnings may say what is.
+// The errors a call returned neither show the question's specific symptom
+// ("504", not "报错", which any error shows) nor name a failure: a business
+// rejection, not what the question is about. The warnings may say what is.
 bool ErrorsTellNothing(const InvestigationState& state, const std::string& topic,
                        const std::string& query, const QuestionAnalysis& analysis) {
   return std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
     return call.tool == ToolKind::kLogs && call.input.topic == topic &&
            call.input.query == query && call.outcome == Outcome::kEvidence &&
-           analysis.HasConcreteSymptom() &&
+           analysis.HasSpecificSymptom() &&
            std::none_of(call.events.begin(), call.events.end(), [&](const EventItem& e) {
              return TellsFailure(e.message, analysis);
            });

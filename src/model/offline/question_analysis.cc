@@ -45,7 +45,8 @@ const std::vector<Vocabulary>& ServiceVocabulary() {
 struct SymptomWord {
   std::string_view word;
   bool slowness = false;
-  bool vague = false;  // says that it fails, not how (Symptom::vague)
+  bool vague = false;    // says that it fails, not how (Symptom::vague)
+  bool generic = false;  // any error shows it (Symptom::generic)
 };
 
 const std::vector<SymptomWord>& SymptomVocabulary() {
@@ -53,13 +54,13 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
       {"超时"},
       {"timeout"},
       {"timed out"},
-      {"报错"},
-      {"错误"},
-      {"异常"},
-      {"失败"},
-      {"error"},
-      {"exception"},
-      {"fail"},
+      {"报错", false, false, true},
+      {"错误", false, false, true},
+      {"异常", false, false, true},
+      {"失败", false, false, true},
+      {"error", false, false, true},
+      {"exception", false, false, true},
+      {"fail", false, false, true},
       {"慢查询", true},
       {"slow query", true},
       {"慢", true},
@@ -251,7 +252,7 @@ void ReadSymptoms(std::string_view text, const std::string& folded, QuestionAnal
     std::string word(entry.word);
     bool covered = std::any_of(analysis.symptoms.begin(), analysis.symptoms.end(),
                                [&](const Symptom& s) { return ContainsFold(s.word, word); });
-    if (!covered) analysis.symptoms.push_back({word, entry.slowness, entry.vague});
+    if (!covered) analysis.symptoms.push_back({word, entry.slowness, entry.vague, entry.generic});
   }
 }
 

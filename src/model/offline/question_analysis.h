@@ -18,6 +18,8 @@ struct Symptom {
   // "挂了", "宕机", "unavailable", "crash": that something fails, not how.
   // With no service named it is nowhere to start from ("为什么又挂了？").
   bool vague = false;
+  // "报错", "失败", "error": any error message shows it, whatever fails.
+  bool generic = false;
 };
 
 struct QuestionAnalysis {
@@ -42,6 +44,13 @@ struct QuestionAnalysis {
   bool HasConcreteSymptom() const {
     for (const auto& symptom : symptoms) {
       if (!symptom.vague) return true;
+    }
+    return false;
+  }
+  // A symptom that not every error shows: a status, a timeout, slowness.
+  bool HasSpecificSymptom() const {
+    for (const auto& symptom : symptoms) {
+      if (!symptom.vague && !symptom.generic) return true;
     }
     return false;
   }
