@@ -117,6 +117,10 @@ std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
   if (r.timeout) {
     return en ? hop.topic + " times out (" + quote + ")" : hop.topic + " 大量超时（" + quote + "）";
   }
+  if (r.rate_limited) {
+    return en ? hop.topic + " rejects requests by a rate limit (" + quote + ")"
+              : hop.topic + " 对请求限流（" + quote + "）";
+  }
   return en ? hop.topic + " logs many errors (" + quote + ")"
             : hop.topic + " 大量报错（" + quote + "）";
 }

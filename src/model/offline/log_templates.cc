@@ -272,6 +272,8 @@ MessageReading ReadMessage(std::string_view message) {
       message, {"OutOfMemoryError", "OOM ", "OOM:", "maxmemory", "out of memory", "内存溢出"});
   reading.refused = HasAny(message, {"Connection refused", "ECONNREFUSED"});
   reading.certificate = HasAny(message, {"certificate", "PKIX", "SSLHandshake", "证书", "x509"});
+  reading.rate_limited = HasAny(message, {"limiting requests", "rate limit", "rate-limit",
+                                          "Too Many Requests", "throttl", "限流"});
   return reading;
 }
 
@@ -287,7 +289,7 @@ std::string BestPhrase(std::string_view message, std::size_t max_code_points) {
 
 bool NamesFailure(const MessageReading& r) {
   return r.pool_exhausted || r.timeout || r.server_error || r.out_of_memory || r.refused ||
-         r.certificate || r.full_scan || r.slow;
+         r.certificate || r.full_scan || r.slow || r.rate_limited;
 }
 
 }  // namespace diagd::model::offline

@@ -92,6 +92,10 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
       {"lag"},
       {"限流"},
       {"throttl"},
+      {"太频繁"},
+      {"过于频繁"},
+      {"too many requests"},
+      {"rate limit"},
       {"5xx"},
   };
   return kWords;
@@ -297,6 +301,9 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
     std::size_t at;
     std::vector<std::string> topics;
     std::string word;
+    // A word for what the system does (登录, 支付) with no topic of its
+    // name: not a service the data lacks; it is served somewhere.
+    bool function_only = false;
   };
   bool topics_known = !topics.empty();
   std::vector<Hit> hits;
@@ -351,7 +358,7 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
             }
           }
         }
-        hits.push_back({at, chosen, written});
+        hits.push_back({at, chosen, written, chosen.empty() && !FollowedBySuffix(folded, end)});
       }
     }
   }
@@ -360,7 +367,7 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   if (hits.size() > kMaxServiceWords) hits.resize(kMaxServiceWords);
   for (const auto& hit : hits) {
     AddUnique(analysis.service_words, hit.word);
-    if (hit.topics.empty() && topics_known) {
+    if (hit.topics.empty() && topics_known && !hit.function_only) {
       bool named_elsewhere = std::any_of(hits.begin(), hits.end(), [&](const Hit& other) {
         return !other.topics.empty() && ContainsFold(other.word, hit.word);
       });
