@@ -111,7 +111,8 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
 // What the chain's errors show, as terms a record's content may name
 // (change_record.cc): identifiers, hosts, addresses and paths, other ASCII
 // words of 5 or more letters that are not generic log words or the
-// services' own names, and runs of three CJK characters. Lower-cased.
+// services' own names, runs of three CJK characters, and the mechanism's
+// words (timeout/超时 for a timeout, pool/连接池 for a pool...). Lower-cased.
 std::vector<std::string> EvidenceTerms(const CaseFile& file);
 
 // True for text written as instructions to an AI agent ("忽略之前的所有指令",

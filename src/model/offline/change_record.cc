@@ -89,6 +89,29 @@ std::vector<std::string> EvidenceTerms(const CaseFile& file) {
     }
     for (const auto& run : CjkTrigrams(hop.key_message)) add(run);
     for (const auto& name : Identifiers(hop.key_message)) add(name);
+    // The mechanism, as a change would name it: "Read timed out" is about
+    // a "read-timeout-ms" push, a full pool about a pool size.
+    const MessageReading& r = hop.reading;
+    if (r.timeout) {
+      add("timeout");
+      add("超时");
+    }
+    if (r.pool_exhausted) {
+      add("pool");
+      add("连接池");
+    }
+    if (r.out_of_memory) {
+      add("memory");
+      add("内存");
+    }
+    if (r.certificate) {
+      add("cert");
+      add("证书");
+    }
+    if (r.rate_limited) {
+      add("limit");
+      add("限流");
+    }
   }
   return terms;
 }

@@ -32,12 +32,21 @@ bool CellIsAbout(const std::string& cell, const std::string& name) {
          name.compare(0, cell.size(), cell) == 0 && name[cell.size()] == '/';
 }
 
+bool LooksNumeric(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == '%' || c == '-';
+  });
+}
+
 // What tells two rows apart as things rather than as samples over time:
-// their text cells other than times.
+// their text cells other than times and measurements.
 std::string Identity(const std::vector<Cell>& row) {
   std::string identity;
   for (const auto& cell : row) {
-    if (cell.is_text && SortableTime(cell.text).empty()) identity += cell.text + "\x1f";
+    if (cell.is_text && SortableTime(cell.text).empty() && !LooksNumeric(cell.text)) {
+      identity += cell.text;
+      identity += '\x1f';
+    }
   }
   return identity;
 }

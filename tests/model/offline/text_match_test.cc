@@ -1,4 +1,5 @@
 // FindAllowingPlaceholders: a runbook's placeholder stands for a log's value.
+// ContainsCamelName and Identifiers: what a log line names.
 #include "model/offline/text_match.h"
 
 #include <gtest/gtest.h>
@@ -27,6 +28,29 @@ TEST(FindAllowingPlaceholders, EverythingElseMustMatchExactly) {
   EXPECT_EQ(FindAllowingPlaceholders("a <b c> d", "a x d"), npos) << "no spaces inside one";
   EXPECT_EQ(FindAllowingPlaceholders("plain text, no placeholder", "no placeholder"), 12u);
   EXPECT_EQ(FindAllowingPlaceholders("x < y and y > z", "x 1 and"), npos);
+}
+
+TEST(ContainsCamelName, AClassNamedAfterATopicNamesIt) {
+  std::string_view line = "c.s.pay.channel.BankChannel - 银行卡支付失败 errorCode=CHANNEL_TLS_FAILED";
+  EXPECT_TRUE(ContainsCamelName(line, "bank-channel"));
+  EXPECT_TRUE(ContainsCamelName("at c.s.BankChannelClient.send", "bank-channel"));
+  EXPECT_FALSE(ContainsCamelName("BankChannels reloaded", "bank-channel")) << "another word";
+  EXPECT_FALSE(ContainsCamelName("c.s.MyBankChannel", "bank-channel")) << "another class";
+  EXPECT_FALSE(ContainsCamelName("GatewayFilter rejected", "gateway"))
+      << "a one-word topic's name is any class's prefix";
+}
+
+TEST(Identifiers, HostsAddressesAndPathsNotClassNames) {
+  auto names = Identifiers(
+      "TLS handshake with api.unionbank.example.com:443 failed: javax.net.ssl.SSLHandshakeException");
+  EXPECT_EQ(names, std::vector<std::string>{"api.unionbank.example.com"});
+  EXPECT_EQ(Identifiers("read udp 10.96.0.10:...->10.0.0.53:53: i/o timeout"),
+            (std::vector<std::string>{"10.96.0.10", "10.0.0.53"}));
+  EXPECT_EQ(Identifiers("Read timed out calling https://api.fastlogi.example.com/v2/waybills"),
+            std::vector<std::string>{"api.fastlogi.example.com"});
+  EXPECT_EQ(Identifiers("failed to persist order to spool /data/order-api/spool: No space"),
+            std::vector<std::string>{"/data/order-api/spool"});
+  EXPECT_TRUE(Identifiers("version 1.2.3 of c.s.order.OrderService, ... and ..").empty());
 }
 
 }  // namespace

@@ -1,0 +1,173 @@
+// BuildCaseFile: which message leads a hop, which change is a cause, and
+// which row of a table a runbook names confirms the cause it names, over
+// investigation states written by hand.
+#include "model/offline/case_file.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/offline/schema_discovery.h"
+
+namespace diagd::model::offline {
+namespace {
+
+const std::vector<std::string> kTopics = {"gateway", "order-api", "shipping-service"};
+
+CallRecord Logs(const std::string& topic, const std::string& query,
+                const std::vector<EventItem>& events) {
+  CallRecord call;
+  call.id = "call_logs_" + query;
+  call.tool = ToolKind::kLogs;
+  call.input.topic = topic;
+  call.input.query = query;
+  call.outcome = Outcome::kEvidence;
+  call.lookback_used = 60;
+  call.events = events;
+  return call;
+}
+
+CallRecord Rows(const std::string& sql, const std::vector<std::string>& columns,
+                const std::vector<std::vector<std::string>>& rows) {
+  CallRecord call;
+  call.id = "call_sql_" + std::to_string(rows.size());
+  call.tool = ToolKind::kMysql;
+  call.input.datasource = "ops";
+  call.input.sql = sql;
+  call.outcome = Outcome::kEvidence;
+  call.columns = columns;
+  for (const auto& row : rows) {
+    std::vector<Cell> cells;
+    for (const auto& text : row) cells.push_back({text, true});
+    call.rows.push_back(std::move(cells));
+  }
+  return call;
+}
+
+std::vector<EventItem> Repeat(const std::string& level, const std::string& message, int count,
+                              int first_minute) {
+  std::vector<EventItem> events;
+  for (int i = count; i-- > 0;) {
+    char time[32];
+    std::snprintf(time, sizeof(time), "2026-11-22T02:%02d:00Z", first_minute + i);
+    events.push_back({time, level, "shipping-service", message});
+  }
+  return events;
+}
+
+InvestigationState StateOf(std::vector<CallRecord> calls) {
+  InvestigationState state;
+  state.lang = Lang::kEn;
+  state.topics = kTopics;
+  state.calls = std::move(calls);
+  return state;
+}
+
+const char* const kTimeout =
+    "create waybill failed: java.net.SocketTimeoutException: Read timed out after 3000ms calling "
+    "https://api.fastlogi.example.com/v2/waybills";
+
+TableInfo VendorStatus() {
+  return {"vendor_status", {"vendor", "api_host", "status", "started_at", "note"}};
+}
+
+TEST(ResourceRecord, TheRowAboutTheHostTheErrorsNameConfirmsTheCause) {
+  auto state = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ResourceQuerySql(VendorStatus()), VendorStatus().columns,
+            {{"swiftship", "api.swiftship.example.com", "operational", "2007-03-07 00:00:00", ""},
+             {"fastlogi", "api.fastlogi.example.com", "maintenance", "2026-11-22 02:00:00",
+              "database migration"}})});
+  CaseFile file = BuildCaseFile(state, AnalyzeQuestion("Why is shipping failing?", kTopics));
+  ASSERT_TRUE(file.resource.has_value());
+  EXPECT_EQ(file.resource->table, "vendor_status");
+  ASSERT_GE(file.resource->quotes.size(), 3u);
+  EXPECT_EQ(file.resource->quotes[0], "api.fastlogi.example.com") << "the matching cell first";
+  EXPECT_EQ(file.resource->quotes[1], "fastlogi");
+  EXPECT_EQ(file.resource->quotes[2], "maintenance");
+}
+
+TEST(ResourceRecord, NoRowAboutIt_OrTwoThingsThatFit_ConfirmNothing) {
+  auto other_host = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ResourceQuerySql(VendorStatus()), VendorStatus().columns,
+            {{"swiftship", "api.swiftship.example.com", "maintenance", "2026-11-22 02:00:00", ""}})});
+  EXPECT_FALSE(BuildCaseFile(other_host, AnalyzeQuestion("Why is shipping failing?", kTopics))
+                   .resource.has_value());
+
+  // Two hosts with the same mount: the error's path says neither.
+  TableInfo disk{"disk_usage", {"sampled_at", "host", "mount", "used_pct"}};
+  const char* full = "failed to persist order to spool /data/order-api/spool: No space left";
+  auto two_hosts =
+      StateOf({Logs("order-api", "level:ERROR", Repeat("ERROR", full, 10, 5)),
+               Rows(ResourceQuerySql(disk), disk.columns,
+                    {{"2026-11-22 02:00:00", "app-node-07", "/data", "100.0"},
+                     {"2026-11-22 02:00:00", "app-node-03", "/data", "51.4"}})});
+  EXPECT_FALSE(BuildCaseFile(two_hosts, AnalyzeQuestion("Why does order-api fail?", kTopics))
+                   .resource.has_value());
+  // One host, sampled twice: one thing, confirmed.
+  auto one_host =
+      StateOf({Logs("order-api", "level:ERROR", Repeat("ERROR", full, 10, 5)),
+               Rows(ResourceQuerySql(disk), disk.columns,
+                    {{"2026-11-22 02:10:00", "app-node-07", "/data", "100.0"},
+                     {"2026-11-22 02:00:00", "app-node-07", "/data", "98.4"}})});
+  auto file = BuildCaseFile(one_host, AnalyzeQuestion("Why does order-api fail?", kTopics));
+  ASSERT_TRUE(file.resource.has_value());
+  EXPECT_EQ(file.resource->quotes[0], "/data");
+}
+
+TableInfo ConfigChanges() {
+  return {"config_changes",
+          {"data_id", "config_key", "old_value", "new_value", "pushed_at", "operator", "note"}};
+}
+
+TEST(ChangeRecord, AConfigPushWhoseKeyNamesTheFailureIsACause) {
+  auto state = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ChangeQuerySql(ConfigChanges()), ConfigChanges().columns,
+            {{"gateway.yaml", "log.access.sample-rate", "1.0", "0.5", "2026-11-22 02:01:00", "ops",
+              "sampling"},
+             {"shipping-service.yaml", "carrier.read-timeout-ms", "3000", "30",
+              "2026-11-22 02:00:00", "liu", "unify timeouts"}})});
+  CaseFile file = BuildCaseFile(state, AnalyzeQuestion("Why is shipping failing?", kTopics));
+  ASSERT_TRUE(file.change.has_value());
+  EXPECT_EQ(file.change->service, "shipping-service.yaml");
+  EXPECT_EQ(file.change->key, "carrier.read-timeout-ms");
+  EXPECT_EQ(file.change->old_value, "3000");
+  EXPECT_EQ(file.change->new_value, "30");
+}
+
+TEST(ChangeRecord, AChangeAfterTheFailureWasSeenOrAboutSomethingElseIsNone) {
+  TableInfo changes{"changes", {"service", "kind", "changed_at", "ticket", "summary"}};
+  auto state = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ChangeQuerySql(changes), changes.columns,
+            {{"shipping-service", "restart", "2026-11-22 02:30:00", "INC-1",
+              "restart after the timeouts to api.fastlogi.example.com"},
+             {"shipping-service", "deploy", "2026-11-22 02:00:00", "LOG-2",
+              "logging library upgrade (log format only)"}})});
+  CaseFile file = BuildCaseFile(state, AnalyzeQuestion("Why is shipping failing?", kTopics));
+  EXPECT_FALSE(file.change.has_value())
+      << "the restart came after the failure, the deploy is about logging only";
+}
+
+TEST(BuildCaseFile, WarningsThatNameTheFailureLeadErrorsThatDoNot) {
+  const char* rejected = "coupon CP48443 rejected: CouponExpiredException";
+  const char* stuck =
+      "thread http-nio-8080-exec-1 stuck for 270s at c.s.order.audit.AuditClient.send "
+      "(readTimeout=0)";
+  auto state = StateOf({Logs("order-api", "level:ERROR", Repeat("ERROR", rejected, 20, 10)),
+                        Logs("order-api", "level:WARN", Repeat("WARN", stuck, 10, 10))});
+  CaseFile timing_out = BuildCaseFile(
+      state, AnalyzeQuestion("Why is the order-api answering 504 since 10:00?", kTopics));
+  ASSERT_EQ(timing_out.hops.size(), 1u);
+  EXPECT_EQ(timing_out.hops[0].key_message, stuck) << "a 504 is no coupon rejection";
+
+  CaseFile any_error =
+      BuildCaseFile(state, AnalyzeQuestion("order-api 为什么一直报错？", kTopics));
+  EXPECT_EQ(any_error.hops[0].key_message, rejected) << "报错 is what any error shows";
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
