@@ -343,3 +343,42 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
 
 }  // namespace
 }  // namespace diagd::e2e
+
+namespace diagd::e2e {
+namespace {
+
+// Issue 15's bar for the offline provider on the bundled suite
+// (eval/incidents): released and right on at least 2 of 3 answerable
+// incidents, no wrong release, no dishonest diagnosis, and every
+// unanswerable incident an honest fallback. Deterministic: the provider is
+// rules, the workspaces are checked in with a fixed clock.
+TEST_F(EvalTest, TheOfflineProviderMeetsIssue15sBarOnTheBundledSuite) {
+  fs::path team = dir_ / "offline.toml";
+  std::ofstream(team) << "[model]\nprovider = \"offline\"\n";
+  auto run = Eval({std::string(DIAGD_SOURCE_DIR) + "/eval/incidents", "--config", team.string(),
+                   "--json", "--jobs", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  Document document = Parse(run);
+  ASSERT_GE(document.incidents.size(), 16u);
+  int answerable = 0, right = 0;
+  for (const auto& [name, incident] : document.incidents) {
+    EXPECT_NE(incident.at("verdict"), "WRONG") << name;
+    EXPECT_NE(incident.at("verdict"), "DISHONEST") << name;
+    EXPECT_NE(incident.at("verdict"), "FAILED") << name;
+    if (incident.at("expected_outcome") == "DIAGNOSIS") {
+      ++answerable;
+      if (incident.at("verdict") == "RIGHT") ++right;
+    } else {
+      EXPECT_EQ(incident.at("outcome_right"), true) << name;
+    }
+  }
+  EXPECT_GE(3 * right, 2 * answerable) << right << " of " << answerable << " right\n" << run.err;
+  // The shapes the general method exists for, each right.
+  for (const char* name : {"cert-expired", "bad-config-push", "thread-pool-exhausted",
+                           "downstream-timeout", "gateway-rate-limit", "dns-failure"}) {
+    EXPECT_EQ(document.incidents[name].at("verdict"), "RIGHT") << name;
+  }
+}
+
+}  // namespace
+}  // namespace diagd::e2e

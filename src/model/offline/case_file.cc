@@ -1,6 +1,7 @@
 #include "model/offline/case_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "core/text.h"
@@ -292,7 +293,7 @@ std::optional<DocHit> ScoreDocument(const DocItem& item, const std::vector<Ancho
     if (ContainsName(item.excerpt, file.hops[position].topic)) hit.score += 2;
   }
   for (const auto& topic : state.topics) {
-    if (ContainsName(item.excerpt, topic)) hit.topics.push_back(topic);
+    if (ProseNamesTopic(item.excerpt, topic)) hit.topics.push_back(topic);
   }
   if (hit.score < 3 || best_quote.empty()) return std::nullopt;
   hit.quote = best_quote;
@@ -384,6 +385,13 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
       if (file.latest_time.empty() || time > file.latest_time) file.latest_time = time;
       if (file.earliest_time.empty() || time < file.earliest_time) file.earliest_time = time;
     }
+  }
+  if (analysis.clock_hour && file.latest_time.size() >= 10) {
+    char hour[16];
+    std::snprintf(hour, sizeof(hour), " %02d:00:00", *analysis.clock_hour);
+    file.stated_onset = file.latest_time.substr(0, 10) + hour;
+    // "8 点" asked at 01:00 is yesterday's 20:00.
+    if (file.stated_onset > file.latest_time) file.stated_onset = MinusMinutes(file.stated_onset, 1440);
   }
   for (auto& hop : file.hops) {
     ReadHop(state, analysis, hop);

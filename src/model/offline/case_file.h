@@ -79,6 +79,9 @@ struct CaseFile {
   std::optional<ResourceRecord> resource;
   std::string latest_time;    // the newest event time seen ("YYYY-MM-DD HH:MM:SS")
   std::string earliest_time;  // the oldest
+  // When the question says the failure began ("8 点左右开始", "since about
+  // 10:00"): that hour on the day of latest_time. Empty when it says none.
+  std::string stated_onset;
   int window_minutes = 0;     // the lookback the logs were read with
 
   const LogHop* Deepest() const { return chain.empty() ? nullptr : &hops[chain.back()]; }

@@ -134,6 +134,32 @@ std::string FirstSeenFailure(const CaseFile& file) {
   return first;
 }
 
+// A change that says it touches nothing that runs ("log format only",
+// "仅日志", copy text) is never a cause, however close to the failure.
+bool DeclaresItselfHarmless(const std::string& summary) {
+  static const char* const kMarks[] = {"log format only", "logging only", "format only",
+                                       "no business logic change", "no functional change",
+                                       "仅日志", "只改日志", "仅改日志", "文案修改", "仅文案"};
+  return std::any_of(std::begin(kMarks), std::end(kMarks),
+                     [&](const char* mark) { return ContainsFold(summary, mark); });
+}
+
+// The runbook section about the deepest link names a release of the
+// failing service as the cause to look for ("对照消费者最近的发布", "roll
+// back the last release").
+bool RunbookNamesARelease(const InvestigationState& state, const CaseFile& file) {
+  int deepest = static_cast<int>(file.chain.size()) - 1;
+  for (const auto& hit : file.docs) {
+    if (hit.chain_position != deepest) continue;
+    const std::string& excerpt = state.calls[hit.call].docs[hit.item].excerpt;
+    for (const char* word : {"发布", "上线", "回滚", "release", "rollback", "roll back"}) {
+      if (ContainsFold(excerpt, word)) return true;
+    }
+    return false;  // the best section about it decides
+  }
+  return false;
+}
+
 std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::string& service) {
   if (service.empty()) return std::nullopt;
   for (std::size_t p = file.chain.size(); p-- > 0;) {
@@ -150,12 +176,16 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
                                              const CaseFile& file) {
   if (file.chain.empty() || file.latest_time.empty()) return std::nullopt;
   std::vector<std::string> terms = EvidenceTerms(file);
-  // Changes made in the window the logs show, or up to half an hour before it.
+  // Changes made in the window the logs show, or up to half an hour before
+  // it or before the hour the question says the failure began.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
+  if (!file.stated_onset.empty()) earliest = std::min(earliest, MinusMinutes(file.stated_onset, 30));
   // A change made after the failure was already showing is a reaction to
   // it (a restart, a reroute), never its cause.
   std::string latest = FirstSeenFailure(file);
   if (latest.empty()) latest = file.latest_time;
+
+  bool release_named = RunbookNamesARelease(state, file);
 
   std::optional<ChangeRecord> best;
   int best_score = 0;
@@ -180,9 +210,12 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       bool describes = std::any_of(terms.begin(), terms.end(), [&](const std::string& term) {
         return ContainsFold(content, term);
       });
-      if (!describes) continue;
-      int score = 6;
       auto position = ChainPositionOf(file, service);
+      // Or the runbook names what to look for, a release of the failing
+      // service, and this row is one.
+      bool named_release = release_named && position && !CellText(row, roles.version).empty();
+      if ((!describes && !named_release) || DeclaresItselfHarmless(summary)) continue;
+      int score = 6;
       if (position) score += 10 + 5 * static_cast<int>(*position);
       if (best && (score < best_score || (score == best_score && time <= best->time))) continue;
       ChangeRecord record;

@@ -117,6 +117,10 @@ std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
   if (r.timeout) {
     return en ? hop.topic + " times out (" + quote + ")" : hop.topic + " 大量超时（" + quote + "）";
   }
+  if (r.backlog) {
+    return en ? hop.topic + " falls behind, its batches slower (" + quote + ")"
+              : hop.topic + " 消费变慢、积压上涨（" + quote + "）";
+  }
   if (r.rate_limited) {
     return en ? hop.topic + " rejects requests by a rate limit (" + quote + ")"
               : hop.topic + " 对请求限流（" + quote + "）";

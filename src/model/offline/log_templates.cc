@@ -274,6 +274,7 @@ MessageReading ReadMessage(std::string_view message) {
   reading.certificate = HasAny(message, {"certificate", "PKIX", "SSLHandshake", "证书", "x509"});
   reading.rate_limited = HasAny(message, {"limiting requests", "rate limit", "rate-limit",
                                           "Too Many Requests", "throttl", "限流"});
+  reading.backlog = HasAny(message, {" lag=", "consumer lag", "积压", "backlog"});
   return reading;
 }
 
@@ -289,7 +290,7 @@ std::string BestPhrase(std::string_view message, std::size_t max_code_points) {
 
 bool NamesFailure(const MessageReading& r) {
   return r.pool_exhausted || r.timeout || r.server_error || r.out_of_memory || r.refused ||
-         r.certificate || r.full_scan || r.slow || r.rate_limited;
+         r.certificate || r.full_scan || r.slow || r.rate_limited || r.backlog;
 }
 
 }  // namespace diagd::model::offline

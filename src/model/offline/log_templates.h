@@ -59,13 +59,15 @@ struct MessageReading {
   bool refused = false;         // "Connection refused"
   bool certificate = false;     // certificate / PKIX / SSL handshake
   bool rate_limited = false;    // "limiting requests", "Too Many Requests", 限流
+  bool backlog = false;         // a consumer falling behind: "lag=12000", "consumer lag", 积压
 };
 
 MessageReading ReadMessage(std::string_view message);
 
 // Whether a reading names how something fails (a timeout, a 5xx, an
 // exhausted pool, memory, a refused connection, a certificate, a slow query,
-// a full scan or requests rejected by a rate limit), whatever its level: "coupon rejected: CouponExpired" at
+// a full scan, requests rejected by a rate limit or a consumer's backlog),
+// whatever its level: "coupon rejected: CouponExpired" at
 // ERROR names none, "stuck ... (readTimeout=0)" at WARN does.
 bool NamesFailure(const MessageReading& reading);
 

@@ -191,6 +191,13 @@ bool ContainsName(std::string_view text, std::string_view name) {
   return false;
 }
 
+bool ProseNamesTopic(std::string_view text, std::string_view topic) {
+  if (ContainsName(text, topic)) return true;
+  std::string spaced(topic);
+  std::replace_if(spaced.begin(), spaced.end(), [](char c) { return c == '-' || c == '_'; }, ' ');
+  return spaced != topic && ContainsName(text, spaced);
+}
+
 bool ContainsCamelName(std::string_view text, std::string_view topic) {
   std::string camel;
   std::size_t parts = 0;

@@ -36,6 +36,11 @@ std::size_t FindAllowingPlaceholders(std::string_view text, std::string_view nee
 // in "http://payment-service/pay" but not in "payment-service-7c9d6".
 bool ContainsName(std::string_view text, std::string_view name);
 
+// True when prose names `topic`: as it is (ContainsName) or with spaces
+// for its dashes and underscores ("kube events" for kube-events, "node
+// agent" for node-agent), as runbooks write it.
+bool ProseNamesTopic(std::string_view text, std::string_view topic);
+
 // True when `text` names `topic` the way code does: "BankChannel" (a class)
 // for "bank-channel". Only for a topic of two or more parts: a one-word
 // topic's capitalized name ("Gateway") is any class's prefix.

@@ -152,6 +152,49 @@ TEST(ChangeRecord, AChangeAfterTheFailureWasSeenOrAboutSomethingElseIsNone) {
       << "the restart came after the failure, the deploy is about logging only";
 }
 
+CallRecord Runbook(const std::string& excerpt) {
+  CallRecord call;
+  call.id = "call_docs";
+  call.tool = ToolKind::kDocuments;
+  call.input.query = "consume batch done";
+  call.outcome = Outcome::kEvidence;
+  call.docs.push_back({"d1", "runbooks/kafka.md", "Kafka 消费积压", "Kafka 消费积压 > 消费变慢", excerpt});
+  return call;
+}
+
+TEST(ChangeRecord, ARunbookThatNamesAReleaseMakesTheFailingServicesReleaseBeforeTheOnsetACause) {
+  const std::vector<std::string> topics = {"order-status-consumer", "risk-service"};
+  const char* lag = "consume batch done topic=order-status records=500 cost=10234ms lag=48000";
+  std::vector<EventItem> events;
+  for (int i = 30; i-- > 0;) {
+    events.push_back({"2026-11-26T21:" + std::to_string(10 + i) + ":00Z", "WARN",
+                      "order-status-consumer", lag});
+  }
+  TableInfo changes{"changes", {"service", "version", "changed_at", "ticket", "summary"}};
+  auto rows = Rows(ChangeQuerySql(changes), changes.columns,
+                   {{"order-status-consumer", "v1.6.1", "2026-11-26 19:55:00", "LOG-1",
+                     "日志字段调整（仅日志）"},
+                    {"order-status-consumer", "v1.6.0", "2026-11-26 19:40:00", "ORD-3402",
+                     "每条消息同步调用 risk-service"}});
+  auto question = AnalyzeQuestion("晚上 8 点左右开始，订单状态同步延迟越来越大，为什么？", topics);
+  auto state = StateOf({Logs("order-status-consumer", "level:WARN,ERROR", events),
+                        Runbook("症状：`consume batch done ... lag=<N>` 中 lag 持续上涨。"
+                                "判断：对照消费者最近的发布，是否加入了同步远程调用。"),
+                        rows});
+  state.topics = topics;
+  CaseFile file = BuildCaseFile(state, question);
+  ASSERT_FALSE(file.docs.empty());
+  ASSERT_TRUE(file.change.has_value())
+      << "the runbook names a release; the one before 8 点 is on the failing service";
+  EXPECT_EQ(file.change->ticket, "ORD-3402") << "a change that says it is logging only is none";
+
+  // Without a section that names a release, a deploy whose content names
+  // nothing the logs show is no cause.
+  auto no_runbook = StateOf({Logs("order-status-consumer", "level:WARN,ERROR", events), rows});
+  no_runbook.topics = topics;
+  EXPECT_FALSE(BuildCaseFile(no_runbook, question).change.has_value());
+}
+
 TEST(BuildCaseFile, WarningsThatNameTheFailureLeadErrorsThatDoNot) {
   const char* rejected = "coupon CP48443 rejected: CouponExpiredException";
   const char* stuck =
