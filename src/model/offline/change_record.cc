@@ -144,16 +144,32 @@ bool DeclaresItselfHarmless(const std::string& summary) {
                      [&](const char* mark) { return ContainsFold(summary, mark); });
 }
 
+// A line that says what to do about the failure, not what causes it.
+bool IsMitigation(std::string_view line) {
+  line = Trim(line);
+  for (const char* mark : {"处置", "处理", "解决", "缓解", "Mitigation", "Fix", "Workaround",
+                           "Remedy", "Action"}) {
+    if (line.starts_with(mark)) return true;
+  }
+  return false;
+}
+
 // The runbook section about the deepest link names a release of the
-// failing service as the cause to look for ("对照消费者最近的发布", "roll
-// back the last release").
+// failing service as the cause to look for ("对照消费者最近的发布"), in a
+// line that is not the mitigation ("处置：回滚" says what to do, not why).
 bool RunbookNamesARelease(const InvestigationState& state, const CaseFile& file) {
   int deepest = static_cast<int>(file.chain.size()) - 1;
   for (const auto& hit : file.docs) {
     if (hit.chain_position != deepest) continue;
-    const std::string& excerpt = state.calls[hit.call].docs[hit.item].excerpt;
-    for (const char* word : {"发布", "上线", "回滚", "release", "rollback", "roll back"}) {
-      if (ContainsFold(excerpt, word)) return true;
+    std::string_view excerpt = state.calls[hit.call].docs[hit.item].excerpt;
+    for (std::size_t start = 0; start <= excerpt.size();) {
+      std::size_t end = std::min(excerpt.find('\n', start), excerpt.size());
+      std::string_view line = excerpt.substr(start, end - start);
+      start = end + 1;
+      if (IsMitigation(line)) continue;
+      for (const char* word : {"发布", "上线", "release"}) {
+        if (ContainsFold(line, word)) return true;
+      }
     }
     return false;  // the best section about it decides
   }
