@@ -1,5 +1,6 @@
 #include "wiring/run_store.h"
 
+#include "store/postgres_run_store.h"
 #include "store/sqlite_run_store.h"
 
 namespace diagd::wiring {
@@ -7,9 +8,15 @@ namespace diagd::wiring {
 Result<std::unique_ptr<app::RunStore>> OpenRunStore(const config::Config& config,
                                                     const Clock& clock) {
   const std::string& url = config.storage.runs;
+  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) {
+    auto store = store::PostgresRunStore::Open(url, clock);
+    // The error never repeats the URL: it may hold a password.
+    if (!store) return Error{store.error().code, "storage.runs: " + store.error().message};
+    return std::unique_ptr<app::RunStore>(std::move(*store));
+  }
   if (url.rfind("sqlite:", 0) != 0) {
     return Error::InvalidArgument(
-        "storage.runs: only sqlite: is available in this build (postgresql:// is not yet)");
+        "storage.runs: expected sqlite:PATH, postgresql://... or postgres://...");
   }
   auto store = store::SqliteRunStore::Open(url, clock);
   if (!store) return Error::InvalidArgument("storage.runs: " + store.error().message);

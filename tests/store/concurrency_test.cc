@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite_run_store.h"
+#include "store/store_backends.h"
 #include "store/store_test_support.h"
 
 namespace diagd::store {
@@ -58,12 +59,15 @@ bool NewestFirst(const std::vector<app::RunSummary>& runs) {
   });
 }
 
-TEST(SqliteRunStoreConcurrency, EightWritersAndAListerShareOneStore) {
+class RunStoreConcurrency : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(RunStoreConcurrency, EightWritersAndAListerShareOneStore) {
   testing::TempDir dir;
   ManualClock clock(At(0));
-  auto opened = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto opened = testing::OpenStore(url, clock);
   ASSERT_TRUE(opened) << opened.error().ToString();
-  SqliteRunStore& store = **opened;
+  app::RunStore& store = **opened;
 
   std::atomic<int> failures{0};
   std::atomic<int> writers_left{kWriters};
@@ -102,11 +106,12 @@ TEST(SqliteRunStoreConcurrency, EightWritersAndAListerShareOneStore) {
   }
 }
 
-TEST(SqliteRunStoreConcurrency, TwoStoresOnOneFileWriteAtOnce) {
+TEST_P(RunStoreConcurrency, TwoStoresOnOneDatabaseWriteAtOnce) {
   testing::TempDir dir;
   ManualClock clock(At(0));
-  auto a = SqliteRunStore::Open(dir.Url("runs.db"), clock);
-  auto b = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto a = testing::OpenStore(url, clock);
+  auto b = testing::OpenStore(url, clock);
   ASSERT_TRUE(a && b);
 
   std::atomic<int> failures{0};
@@ -123,12 +128,13 @@ TEST(SqliteRunStoreConcurrency, TwoStoresOnOneFileWriteAtOnce) {
   EXPECT_EQ(seen_by_a->size(), static_cast<std::size_t>(kWriters * kRunsPerWriter));
 }
 
-TEST(SqliteRunStoreConcurrency, ConcurrentAppendsToOneConversationKeepEveryTurnInOrder) {
+TEST_P(RunStoreConcurrency, ConcurrentAppendsToOneConversationKeepEveryTurnInOrder) {
   testing::TempDir dir;
   ManualClock clock(At(0));
-  auto opened = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto opened = testing::OpenStore(url, clock);
   ASSERT_TRUE(opened);
-  SqliteRunStore& store = **opened;
+  app::RunStore& store = **opened;
   constexpr int kTurnsPerThread = 20;
 
   std::atomic<int> failures{0};
@@ -157,6 +163,8 @@ TEST(SqliteRunStoreConcurrency, ConcurrentAppendsToOneConversationKeepEveryTurnI
   }
 }
 
+DIAGD_ON_BOTH_STORES(RunStoreConcurrency);
+
 }  // namespace
 }  // namespace diagd::store
 
@@ -166,12 +174,15 @@ namespace {
 // Concurrent writes are committed in groups, each under its own savepoint:
 // writes that fail (a second create of one run id) never undo the writes
 // committed with them, and every caller gets its own write's status.
-TEST(SqliteRunStoreGroupCommit, FailingWritesInAGroupLeaveTheOthersCommitted) {
+class RunStoreGroupCommit : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(RunStoreGroupCommit, FailingWritesInAGroupLeaveTheOthersCommitted) {
   testing::TempDir dir;
   ManualClock clock(testing::At(0));
-  auto opened = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto opened = testing::OpenStore(url, clock);
   ASSERT_TRUE(opened) << opened.error().ToString();
-  SqliteRunStore& store = **opened;
+  app::RunStore& store = **opened;
   ASSERT_TRUE(store.CreateRun(testing::RunningRun("taken", testing::At(0))));
 
   constexpr int kThreads = 16;
@@ -202,6 +213,8 @@ TEST(SqliteRunStoreGroupCommit, FailingWritesInAGroupLeaveTheOthersCommitted) {
   ASSERT_TRUE(runs);
   EXPECT_EQ(runs->size(), 161u) << "every created run, and the first one";
 }
+
+DIAGD_ON_BOTH_STORES(RunStoreGroupCommit);
 
 }  // namespace
 }  // namespace diagd::store

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite_run_store.h"
+#include "store/store_backends.h"
 #include "store/store_test_support.h"
 
 namespace diagd::store {
@@ -24,20 +25,21 @@ std::string Hostile() {
   return s;
 }
 
-class HostileStringsTest : public ::testing::Test {
+class HostileStringsTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override {
-    auto opened = SqliteRunStore::Open(dir_.Url("runs.db"), clock_);
+    DIAGD_FRESH_STORE_URL(url, GetParam(), dir_.Url("runs.db"));
+    auto opened = testing::OpenStore(url, clock_);
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
   }
 
   testing::TempDir dir_;
   ManualClock clock_{At(0)};
-  std::unique_ptr<SqliteRunStore> store_;
+  std::unique_ptr<app::RunStore> store_;
 };
 
-TEST_F(HostileStringsTest, EveryRunColumnRoundTripsExactly) {
+TEST_P(HostileStringsTest, EveryRunColumnRoundTripsExactly) {
   std::string id = "run-" + Hostile();
   app::RunRecord run = RunningRun(id, At(0), "conv-" + Hostile());
   run.status = "SUCCEEDED";
@@ -84,7 +86,7 @@ TEST_F(HostileStringsTest, EveryRunColumnRoundTripsExactly) {
   EXPECT_EQ((*runs)[0].run_id, id);
 }
 
-TEST_F(HostileStringsTest, MegabyteResultJsonRoundTripsExactly) {
+TEST_P(HostileStringsTest, MegabyteResultJsonRoundTripsExactly) {
   std::string big = R"({"diagnosis":{"root_cause":")";
   while (big.size() < (1u << 20)) big += "连接池耗尽 \"quoted\" \\ ";
   big += R"("}})";
@@ -99,7 +101,7 @@ TEST_F(HostileStringsTest, MegabyteResultJsonRoundTripsExactly) {
   EXPECT_TRUE((*got)->result_json == big);
 }
 
-TEST_F(HostileStringsTest, ResultJsonAndTurnsKeepBytesThatAreNotUtf8) {
+TEST_P(HostileStringsTest, ResultJsonAndTurnsKeepBytesThatAreNotUtf8) {
   // The store does not judge the text of these columns; it keeps it.
   std::string bytes;
   for (int c = 1; c < 256; ++c) bytes.push_back(static_cast<char>(c));
@@ -118,7 +120,7 @@ TEST_F(HostileStringsTest, ResultJsonAndTurnsKeepBytesThatAreNotUtf8) {
   EXPECT_TRUE((*turns)[0].content == bytes);
 }
 
-TEST_F(HostileStringsTest, ConversationTurnsRoundTripExactly) {
+TEST_P(HostileStringsTest, ConversationTurnsRoundTripExactly) {
   std::string conversation = "conv-" + Hostile();
   ASSERT_TRUE(store_->AppendTurn(conversation, {"user", Hostile(), Hostile(), At(1)}));
   ASSERT_TRUE(store_->AppendTurn(conversation, {"assistant", "答：" + Hostile(), "r", At(2)}));
@@ -134,7 +136,7 @@ TEST_F(HostileStringsTest, ConversationTurnsRoundTripExactly) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(HostileStringsTest, IllFormedUtf8InATraceIsRepairedNotRefused) {
+TEST_P(HostileStringsTest, IllFormedUtf8InATraceIsRepairedNotRefused) {
   app::RunRecord run = RunningRun("run-1", At(0));
   harness::TraceEvent event;
   event.seq = 1;
@@ -151,6 +153,8 @@ TEST_F(HostileStringsTest, IllFormedUtf8InATraceIsRepairedNotRefused) {
             harness::TraceValue(std::string("ok \xEF\xBF\xBD\xEF\xBF\xBD end")));
   EXPECT_EQ((*got)->steps[0].tool_call_ids[0], "call-\xEF\xBF\xBD");
 }
+
+DIAGD_ON_BOTH_STORES(HostileStringsTest);
 
 }  // namespace
 }  // namespace diagd::store

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/json.h"
 #include "store/sqlite_run_store.h"
+#include "store/store_backends.h"
 #include "store/store_test_support.h"
 
 namespace diagd::store {
@@ -46,10 +47,11 @@ std::vector<std::string> Sorted(std::vector<std::string> ids) {
   return ids;
 }
 
-class RunLeasesTest : public ::testing::Test {
+class RunLeasesTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override {
-    auto opened = SqliteRunStore::Open("sqlite::memory:", clock_);
+    DIAGD_FRESH_STORE_URL(url, GetParam(), "sqlite::memory:");
+    auto opened = testing::OpenStore(url, clock_);
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
   }
@@ -76,26 +78,26 @@ class RunLeasesTest : public ::testing::Test {
   }
 
   ManualClock clock_{At(0)};
-  std::unique_ptr<SqliteRunStore> store_;
+  std::unique_ptr<app::RunStore> store_;
 };
 
 // --- instance_id and lease_until round trips --------------------------------
 
-TEST_F(RunLeasesTest, CreateRunStoresTheInstanceAndTheLease) {
+TEST_P(RunLeasesTest, CreateRunStoresTheInstanceAndTheLease) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kHere, At(30'000))));
   app::RunRecord run = Get("r");
   EXPECT_EQ(run.instance_id, kHere);
   EXPECT_EQ(run.lease_until, At(30'000));
 }
 
-TEST_F(RunLeasesTest, ARunWithoutInstanceOrLeaseReadsBackWithout) {
+TEST_P(RunLeasesTest, ARunWithoutInstanceOrLeaseReadsBackWithout) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", "", std::nullopt)));
   app::RunRecord run = Get("r");
   EXPECT_EQ(run.instance_id, "");
   EXPECT_FALSE(run.lease_until.has_value());
 }
 
-TEST_F(RunLeasesTest, FinishRunReplacesTheInstanceAndTheLease) {
+TEST_P(RunLeasesTest, FinishRunReplacesTheInstanceAndTheLease) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kHere, At(30'000))));
   app::RunRecord finished = Succeeded(LeasedRun("r", kThere, At(45'000)), R"({"a":1})");
   ASSERT_TRUE(store_->FinishRun(finished));
@@ -111,7 +113,7 @@ TEST_F(RunLeasesTest, FinishRunReplacesTheInstanceAndTheLease) {
   EXPECT_FALSE(run.lease_until.has_value()) << "a finish without a lease clears it";
 }
 
-TEST_F(RunLeasesTest, FinishRunOfARunNeverCreatedStoresItsInstanceAndLease) {
+TEST_P(RunLeasesTest, FinishRunOfARunNeverCreatedStoresItsInstanceAndLease) {
   ASSERT_TRUE(store_->FinishRun(Succeeded(LeasedRun("r", kHere, At(7'000)), "{}")));
   app::RunRecord run = Get("r");
   EXPECT_EQ(run.instance_id, kHere);
@@ -120,7 +122,7 @@ TEST_F(RunLeasesTest, FinishRunOfARunNeverCreatedStoresItsInstanceAndLease) {
 
 // --- RenewLeases ------------------------------------------------------------
 
-TEST_F(RunLeasesTest, RenewLeasesExtendsEveryRunningRunOfThatInstance) {
+TEST_P(RunLeasesTest, RenewLeasesExtendsEveryRunningRunOfThatInstance) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("leased", kHere, At(10'000))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("unleased", kHere, std::nullopt)));
   ASSERT_TRUE(store_->RenewLeases(kHere, At(60'000)));
@@ -129,7 +131,7 @@ TEST_F(RunLeasesTest, RenewLeasesExtendsEveryRunningRunOfThatInstance) {
   ExpectStillRunning("leased");
 }
 
-TEST_F(RunLeasesTest, RenewLeasesLeavesOtherInstancesRunsAlone) {
+TEST_P(RunLeasesTest, RenewLeasesLeavesOtherInstancesRunsAlone) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("there", kThere, At(10'000))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("nobody", "", std::nullopt)));
   ASSERT_TRUE(store_->RenewLeases(kHere, At(60'000)));
@@ -137,7 +139,7 @@ TEST_F(RunLeasesTest, RenewLeasesLeavesOtherInstancesRunsAlone) {
   EXPECT_FALSE(Get("nobody").lease_until.has_value());
 }
 
-TEST_F(RunLeasesTest, RenewLeasesLeavesFinishedRunsOfThatInstanceAlone) {
+TEST_P(RunLeasesTest, RenewLeasesLeavesFinishedRunsOfThatInstanceAlone) {
   ASSERT_TRUE(store_->FinishRun(Succeeded(LeasedRun("done", kHere, At(10'000)), "{}")));
   ASSERT_TRUE(store_->RenewLeases(kHere, At(60'000)));
   app::RunRecord run = Get("done");
@@ -145,13 +147,13 @@ TEST_F(RunLeasesTest, RenewLeasesLeavesFinishedRunsOfThatInstanceAlone) {
   EXPECT_EQ(run.lease_until, At(10'000));
 }
 
-TEST_F(RunLeasesTest, RenewLeasesWithNoRunsIsOk) {
+TEST_P(RunLeasesTest, RenewLeasesWithNoRunsIsOk) {
   EXPECT_TRUE(store_->RenewLeases(kHere, At(60'000)));
 }
 
 // --- ReclaimLostRuns: other instances' runs, by their lease -----------------
 
-TEST_F(RunLeasesTest, AnotherInstancesRunWhoseLeaseRanOutEndsAsInstanceLost) {
+TEST_P(RunLeasesTest, AnotherInstancesRunWhoseLeaseRanOutEndsAsInstanceLost) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kThere, At(10'000))));
   EXPECT_EQ(Reclaim(std::nullopt, At(10'001)), (std::vector<std::string>{"r"}));
   app::RunRecord run = Get("r");
@@ -163,7 +165,7 @@ TEST_F(RunLeasesTest, AnotherInstancesRunWhoseLeaseRanOutEndsAsInstanceLost) {
   EXPECT_EQ(run.route, "DIAGNOSIS") << "the stored route stays";
 }
 
-TEST_F(RunLeasesTest, AnotherInstancesRunWithAnUnexpiredLeaseIsUntouched) {
+TEST_P(RunLeasesTest, AnotherInstancesRunWithAnUnexpiredLeaseIsUntouched) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("future", kThere, At(10'000))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("exactly_now", kThere, At(5'000))));
   EXPECT_TRUE(Reclaim(std::nullopt, At(5'000)).empty())
@@ -172,7 +174,7 @@ TEST_F(RunLeasesTest, AnotherInstancesRunWithAnUnexpiredLeaseIsUntouched) {
   ExpectStillRunning("exactly_now");
 }
 
-TEST_F(RunLeasesTest, ARunWithoutALeaseIsNeverLostByTheClock) {
+TEST_P(RunLeasesTest, ARunWithoutALeaseIsNeverLostByTheClock) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("there", kThere, std::nullopt)));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("nobody", "", std::nullopt)));
   EXPECT_TRUE(Reclaim(At(3'600'000), At(3'600'000)).empty());
@@ -180,7 +182,7 @@ TEST_F(RunLeasesTest, ARunWithoutALeaseIsNeverLostByTheClock) {
   ExpectStillRunning("nobody");
 }
 
-TEST_F(RunLeasesTest, StartedAtNeverReachesAnotherInstancesRuns) {
+TEST_P(RunLeasesTest, StartedAtNeverReachesAnotherInstancesRuns) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kThere, At(60'000), At(0))));
   EXPECT_TRUE(Reclaim(At(30'000), At(30'000)).empty())
       << "created before this instance started, but its own instance vouches for it";
@@ -189,14 +191,14 @@ TEST_F(RunLeasesTest, StartedAtNeverReachesAnotherInstancesRuns) {
 
 // --- ReclaimLostRuns: the sweeping instance's own runs, by started_at -------
 
-TEST_F(RunLeasesTest, OwnRunWhoseLeaseRanOutIsNotLostByItsLease) {
+TEST_P(RunLeasesTest, OwnRunWhoseLeaseRanOutIsNotLostByItsLease) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kHere, At(1'000), At(500))));
   EXPECT_TRUE(Reclaim(std::nullopt, At(60'000)).empty()) << "no started_at";
   EXPECT_TRUE(Reclaim(At(100), At(60'000)).empty()) << "created after this process started";
   ExpectStillRunning("r");
 }
 
-TEST_F(RunLeasesTest, OwnRunCreatedBeforeStartedAtIsLostWhateverItsLease) {
+TEST_P(RunLeasesTest, OwnRunCreatedBeforeStartedAtIsLostWhateverItsLease) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("unexpired", kHere, At(3'600'000), At(0))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("unleased", kHere, std::nullopt, At(1))));
   EXPECT_EQ(Reclaim(At(2'000), At(2'000)), (std::vector<std::string>{"unexpired", "unleased"}));
@@ -204,7 +206,7 @@ TEST_F(RunLeasesTest, OwnRunCreatedBeforeStartedAtIsLostWhateverItsLease) {
   EXPECT_EQ(Get("unleased").failure_reason, "INSTANCE_LOST");
 }
 
-TEST_F(RunLeasesTest, OwnRunCreatedAtOrAfterStartedAtIsKept) {
+TEST_P(RunLeasesTest, OwnRunCreatedAtOrAfterStartedAtIsKept) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("at", kHere, At(9'000), At(2'000))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("after", kHere, At(9'000), At(2'001))));
   EXPECT_TRUE(Reclaim(At(2'000), At(5'000)).empty());
@@ -212,7 +214,7 @@ TEST_F(RunLeasesTest, OwnRunCreatedAtOrAfterStartedAtIsKept) {
   ExpectStillRunning("after");
 }
 
-TEST_F(RunLeasesTest, ASweepEndsOwnLeftBehindAndOthersExpiredRunsTogether) {
+TEST_P(RunLeasesTest, ASweepEndsOwnLeftBehindAndOthersExpiredRunsTogether) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("left_behind", kHere, At(90'000), At(0))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("own_now", kHere, At(1'000), At(6'000))));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("expired", kThere, At(4'000), At(0))));
@@ -224,7 +226,7 @@ TEST_F(RunLeasesTest, ASweepEndsOwnLeftBehindAndOthersExpiredRunsTogether) {
 
 // --- ReclaimLostRuns: finished runs and repeated sweeps ---------------------
 
-TEST_F(RunLeasesTest, AFinishedRunIsNeverTouchedBySweep) {
+TEST_P(RunLeasesTest, AFinishedRunIsNeverTouchedBySweep) {
   ASSERT_TRUE(store_->FinishRun(Succeeded(LeasedRun("theirs", kThere, At(1'000)), R"({"t":1})")));
   ASSERT_TRUE(store_->FinishRun(Succeeded(LeasedRun("mine", kHere, At(1'000)), R"({"m":1})")));
   ASSERT_TRUE(store_->CreateRun(LeasedRun("abandoned", kThere, At(1'000))));
@@ -241,14 +243,14 @@ TEST_F(RunLeasesTest, AFinishedRunIsNeverTouchedBySweep) {
   EXPECT_EQ(Get("abandoned").finished_at, At(2'000));
 }
 
-TEST_F(RunLeasesTest, ALostRunIsLostOnceASecondSweepFindsNothing) {
+TEST_P(RunLeasesTest, ALostRunIsLostOnceASecondSweepFindsNothing) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kThere, At(1'000))));
   EXPECT_EQ(Reclaim(std::nullopt, At(2'000)).size(), 1u);
   EXPECT_TRUE(Reclaim(std::nullopt, At(9'000)).empty());
   EXPECT_EQ(Get("r").finished_at, At(2'000)) << "the first sweep's time stays";
 }
 
-TEST_F(RunLeasesTest, ALostRunsStreamIsRunErrorDone) {
+TEST_P(RunLeasesTest, ALostRunsStreamIsRunErrorDone) {
   // Quotes and backslashes must come back out of the JSON intact.
   app::RunRecord left = LeasedRun(R"(run"1\)", kThere, At(1'000));
   left.conversation_id = R"(conv "x"\y)";
@@ -279,7 +281,7 @@ TEST_F(RunLeasesTest, ALostRunsStreamIsRunErrorDone) {
 
 // --- A run the server ended is never finished afterwards --------------------
 
-TEST_F(RunLeasesTest, FinishingALostRunIsRefusedAndTheLostRecordStands) {
+TEST_P(RunLeasesTest, FinishingALostRunIsRefusedAndTheLostRecordStands) {
   app::RunRecord run = LeasedRun("r", kThere, At(1'000));
   ASSERT_TRUE(store_->CreateRun(run));
   ASSERT_EQ(Reclaim(std::nullopt, At(2'000)).size(), 1u);
@@ -298,7 +300,7 @@ TEST_F(RunLeasesTest, FinishingALostRunIsRefusedAndTheLostRecordStands) {
   EXPECT_EQ((*events)[1].name, "error");
 }
 
-TEST_F(RunLeasesTest, FinishingARunAbandonedAtShutdownIsRefused) {
+TEST_P(RunLeasesTest, FinishingARunAbandonedAtShutdownIsRefused) {
   app::RunRecord run = LeasedRun("r", kHere, At(1'000));
   ASSERT_TRUE(store_->CreateRun(run));
   ASSERT_TRUE(store_->AbandonRun(
@@ -310,7 +312,7 @@ TEST_F(RunLeasesTest, FinishingARunAbandonedAtShutdownIsRefused) {
   EXPECT_EQ(store_->RunEvents("r", 0)->size(), 2u);
 }
 
-TEST_F(RunLeasesTest, FinishingALostRunAsFailedIsRefusedToo) {
+TEST_P(RunLeasesTest, FinishingALostRunAsFailedIsRefusedToo) {
   app::RunRecord run = LeasedRun("r", kThere, At(1'000));
   ASSERT_TRUE(store_->CreateRun(run));
   ASSERT_EQ(Reclaim(std::nullopt, At(2'000)).size(), 1u);
@@ -323,7 +325,7 @@ TEST_F(RunLeasesTest, FinishingALostRunAsFailedIsRefusedToo) {
   EXPECT_EQ(Get("r").failure_reason, "INSTANCE_LOST");
 }
 
-TEST_F(RunLeasesTest, AbandoningALostRunIsRefused) {
+TEST_P(RunLeasesTest, AbandoningALostRunIsRefused) {
   ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kThere, At(1'000))));
   ASSERT_EQ(Reclaim(std::nullopt, At(2'000)).size(), 1u);
   Status late = store_->AbandonRun({"r", "SERVER_SHUTDOWN", "", At(3'000), {}});
@@ -333,7 +335,7 @@ TEST_F(RunLeasesTest, AbandoningALostRunIsRefused) {
   EXPECT_EQ(store_->RunEvents("r", 0)->size(), 3u);
 }
 
-TEST_F(RunLeasesTest, RefinishingAFinishedRunReplacesIt) {
+TEST_P(RunLeasesTest, RefinishingAFinishedRunReplacesIt) {
   app::RunRecord run = LeasedRun("r", kHere, At(1'000));
   ASSERT_TRUE(store_->FinishRun(Succeeded(run, R"({"first":1})")));
   app::RunRecord again = Succeeded(run, R"({"second":2})");
@@ -344,7 +346,7 @@ TEST_F(RunLeasesTest, RefinishingAFinishedRunReplacesIt) {
   EXPECT_EQ(stored.steps.size(), 2u);
 }
 
-TEST_F(RunLeasesTest, RefinishingARunThatFailedForItsOwnReasonReplacesIt) {
+TEST_P(RunLeasesTest, RefinishingARunThatFailedForItsOwnReasonReplacesIt) {
   app::RunRecord run = LeasedRun("r", kHere, At(1'000));
   run.status = "FAILED";
   run.internal_status = "FAILED";
@@ -356,11 +358,16 @@ TEST_F(RunLeasesTest, RefinishingARunThatFailedForItsOwnReasonReplacesIt) {
 
 // Two instances on one file: the one that swept has ended the run; the one
 // that was executing it (it came back after its lease ran out) cannot finish it.
-TEST(RunLeasesAcrossStores, AnInstanceCannotFinishARunAnotherEndedAsLost) {
+DIAGD_ON_BOTH_STORES(RunLeasesTest);
+
+class RunLeasesAcrossStores : public ::testing::TestWithParam<testing::Backend> {};
+
+TEST_P(RunLeasesAcrossStores, AnInstanceCannotFinishARunAnotherEndedAsLost) {
   testing::TempDir dir;
   ManualClock clock(At(0));
-  auto here = SqliteRunStore::Open(dir.Url("runs.db"), clock);
-  auto there = SqliteRunStore::Open(dir.Url("runs.db"), clock);
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto here = testing::OpenStore(url, clock);
+  auto there = testing::OpenStore(url, clock);
   ASSERT_TRUE(here && there);
   app::RunRecord run = LeasedRun("r", kThere, At(1'000));
   ASSERT_TRUE((*there)->CreateRun(run));
@@ -375,6 +382,8 @@ TEST(RunLeasesAcrossStores, AnInstanceCannotFinishARunAnotherEndedAsLost) {
   ASSERT_TRUE(stored && stored->has_value());
   EXPECT_EQ((*stored)->failure_reason, "INSTANCE_LOST");
 }
+
+DIAGD_ON_BOTH_STORES(RunLeasesAcrossStores);
 
 }  // namespace
 }  // namespace diagd::store

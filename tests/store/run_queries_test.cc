@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite_run_store.h"
+#include "store/store_backends.h"
 #include "store/store_test_support.h"
 
 namespace diagd::store {
@@ -16,10 +17,11 @@ namespace {
 using testing::At;
 using testing::RunningRun;
 
-class RunQueriesTest : public ::testing::Test {
+class RunQueriesTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override {
-    auto opened = SqliteRunStore::Open("sqlite::memory:", clock_);
+    DIAGD_FRESH_STORE_URL(url, GetParam(), "sqlite::memory:");
+    auto opened = testing::OpenStore(url, clock_);
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
   }
@@ -53,10 +55,10 @@ class RunQueriesTest : public ::testing::Test {
   }
 
   ManualClock clock_{At(0)};
-  std::unique_ptr<SqliteRunStore> store_;
+  std::unique_ptr<app::RunStore> store_;
 };
 
-TEST_F(RunQueriesTest, TheQuestionIsStoredWholeAndReadBack) {
+TEST_P(RunQueriesTest, TheQuestionIsStoredWholeAndReadBack) {
   std::string question(700, 'x');
   Finish("run-1", At(1), question);
   auto run = store_->GetRun("run-1");
@@ -70,7 +72,7 @@ TEST_F(RunQueriesTest, TheQuestionIsStoredWholeAndReadBack) {
   EXPECT_EQ(*page->runs[0].finished_at, At(2001));
 }
 
-TEST_F(RunQueriesTest, PagesCoverEveryRunOnceNewestFirstThroughTies) {
+TEST_P(RunQueriesTest, PagesCoverEveryRunOnceNewestFirstThroughTies) {
   // 53 runs, three to a millisecond: ties are broken by run id.
   std::vector<std::string> expected;
   for (int i = 0; i < 53; ++i) {
@@ -97,7 +99,7 @@ TEST_F(RunQueriesTest, PagesCoverEveryRunOnceNewestFirstThroughTies) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST_F(RunQueriesTest, AFullLastPageHasNoNext) {
+TEST_P(RunQueriesTest, AFullLastPageHasNoNext) {
   for (int i = 0; i < 4; ++i) Finish("run-" + std::to_string(i), At(i), "q");
   app::RunQuery query;
   query.limit = 2;
@@ -110,7 +112,7 @@ TEST_F(RunQueriesTest, AFullLastPageHasNoNext) {
   EXPECT_FALSE(second->next.has_value());
 }
 
-TEST_F(RunQueriesTest, FiltersAreAndedAndPageTogether) {
+TEST_P(RunQueriesTest, FiltersAreAndedAndPageTogether) {
   Finish("d-ok", At(1), "a", "DIAGNOSIS", "SUCCEEDED", "DIAGNOSIS");
   Finish("d-fb", At(2), "a", "DIAGNOSIS", "SUCCEEDED", "FALLBACK");
   Finish("d-failed", At(3), "a", "DIAGNOSIS", "FAILED", "FALLBACK");
@@ -142,7 +144,7 @@ TEST_F(RunQueriesTest, FiltersAreAndedAndPageTogether) {
   EXPECT_EQ(Ids(paged), (std::vector<std::string>{"d-ok"}));
 }
 
-TEST_F(RunQueriesTest, QuestionTextMatchesLiterallyWithLikeMetacharacters) {
+TEST_P(RunQueriesTest, QuestionTextMatchesLiterallyWithLikeMetacharacters) {
   Finish("percent", At(1), "error rate 100% on orders");
   Finish("hundred", At(2), "error rate 1000 on orders");
   Finish("underscore", At(3), "table order_items is slow");
@@ -166,7 +168,7 @@ TEST_F(RunQueriesTest, QuestionTextMatchesLiterallyWithLikeMetacharacters) {
   EXPECT_EQ(contains("' OR 1=1 --"), (std::vector<std::string>{}));
 }
 
-TEST_F(RunQueriesTest, AConversationsRunsComeOldestFirst) {
+TEST_P(RunQueriesTest, AConversationsRunsComeOldestFirst) {
   Finish("second", At(20), "and then?", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
   Finish("other", At(15), "unrelated", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-b");
   Finish("first", At(10), "why?", "KNOWLEDGE", "SUCCEEDED", "ANSWER", "conv-a");
@@ -182,7 +184,7 @@ TEST_F(RunQueriesTest, AConversationsRunsComeOldestFirst) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(RunQueriesTest, ObservationsAreKeptWithTheFinishedRun) {
+TEST_P(RunQueriesTest, ObservationsAreKeptWithTheFinishedRun) {
   Finish("run-1", At(1), "q", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-1",
          {{"call_1", R"({"tool_call_id":"call_1","evidence_status":"NO_EVIDENCE"})"},
           {"call_2", R"({"tool_call_id":"call_2","evidence_status":"ERROR"})"}});
@@ -197,7 +199,7 @@ TEST_F(RunQueriesTest, ObservationsAreKeptWithTheFinishedRun) {
   EXPECT_FALSE(unknown_run->has_value());
 }
 
-TEST_F(RunQueriesTest, PurgeDeletesOnlyObservationsStoredBeforeTheCutoff) {
+TEST_P(RunQueriesTest, PurgeDeletesOnlyObservationsStoredBeforeTheCutoff) {
   // Observations age by when the store took them (its clock), whatever
   // the run's own times: here the runs claim the same times.
   clock_.Advance(At(2000) - At(0));
@@ -223,13 +225,15 @@ TEST_F(RunQueriesTest, PurgeDeletesOnlyObservationsStoredBeforeTheCutoff) {
   EXPECT_EQ(*again, 0);
 }
 
-TEST_F(RunQueriesTest, ListLimitOutsideItsRangeIsRefused) {
+TEST_P(RunQueriesTest, ListLimitOutsideItsRangeIsRefused) {
   app::RunQuery query;
   query.limit = 0;
   EXPECT_FALSE(store_->ListRunPage(query));
   query.limit = 201;
   EXPECT_FALSE(store_->ListRunPage(query));
 }
+
+DIAGD_ON_BOTH_STORES(RunQueriesTest);
 
 }  // namespace
 }  // namespace diagd::store

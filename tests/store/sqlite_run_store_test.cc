@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "store/store_backends.h"
 #include "store/store_test_support.h"
 
 namespace diagd::store {
@@ -16,16 +17,17 @@ using harness::TraceField;
 using testing::At;
 using testing::RunningRun;
 
-class SqliteRunStoreTest : public ::testing::Test {
+class RunStoreTest : public ::testing::TestWithParam<testing::Backend> {
  protected:
   void SetUp() override {
-    auto opened = SqliteRunStore::Open("sqlite::memory:", clock_);
+    DIAGD_FRESH_STORE_URL(url, GetParam(), "sqlite::memory:");
+    auto opened = testing::OpenStore(url, clock_);
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
   }
 
   ManualClock clock_{At(0)};
-  std::unique_ptr<SqliteRunStore> store_;
+  std::unique_ptr<app::RunStore> store_;
 };
 
 TraceEvent Event(std::int64_t seq, TraceEventType type, WallTime time,
@@ -105,7 +107,7 @@ void ExpectSameRun(const app::RunRecord& got, const app::RunRecord& want) {
   }
 }
 
-TEST_F(SqliteRunStoreTest, FinishedRunReadsBackWithStepsAndTraceKeepingFieldTypesAndOrder) {
+TEST_P(RunStoreTest, FinishedRunReadsBackWithStepsAndTraceKeepingFieldTypesAndOrder) {
   app::RunRecord run = FinishedRun("run-1", At(1000));
   ASSERT_TRUE(store_->CreateRun(RunningRun("run-1", At(1000))));
   ASSERT_TRUE(store_->FinishRun(run));
@@ -117,7 +119,7 @@ TEST_F(SqliteRunStoreTest, FinishedRunReadsBackWithStepsAndTraceKeepingFieldType
   EXPECT_EQ(harness::RenderTrace((*got)->trace), harness::RenderTrace(run.trace));
 }
 
-TEST_F(SqliteRunStoreTest, RunningRunReadsBackWithoutResult) {
+TEST_P(RunStoreTest, RunningRunReadsBackWithoutResult) {
   ASSERT_TRUE(store_->CreateRun(RunningRun("run-1", At(5))));
 
   auto got = store_->GetRun("run-1");
@@ -135,13 +137,13 @@ TEST_F(SqliteRunStoreTest, RunningRunReadsBackWithoutResult) {
   EXPECT_TRUE(run.trace.empty());
 }
 
-TEST_F(SqliteRunStoreTest, UnknownRunIsAnEmptyOptionalNotAnError) {
+TEST_P(RunStoreTest, UnknownRunIsAnEmptyOptionalNotAnError) {
   auto got = store_->GetRun("no-such-run");
   ASSERT_TRUE(got) << got.error().ToString();
   EXPECT_FALSE(got->has_value());
 }
 
-TEST_F(SqliteRunStoreTest, FinishRunReplacesEarlierStepsAndTrace) {
+TEST_P(RunStoreTest, FinishRunReplacesEarlierStepsAndTrace) {
   app::RunRecord first = FinishedRun("run-1", At(0));
   ASSERT_TRUE(store_->CreateRun(RunningRun("run-1", At(0))));
   ASSERT_TRUE(store_->FinishRun(first));
@@ -157,7 +159,7 @@ TEST_F(SqliteRunStoreTest, FinishRunReplacesEarlierStepsAndTrace) {
   ExpectSameRun(**got, second);
 }
 
-TEST_F(SqliteRunStoreTest, FinishRunStoresARunThatWasNeverCreated) {
+TEST_P(RunStoreTest, FinishRunStoresARunThatWasNeverCreated) {
   app::RunRecord run = FinishedRun("run-late", At(0));
   ASSERT_TRUE(store_->FinishRun(run));
   auto got = store_->GetRun("run-late");
@@ -165,7 +167,7 @@ TEST_F(SqliteRunStoreTest, FinishRunStoresARunThatWasNeverCreated) {
   ExpectSameRun(**got, run);
 }
 
-TEST_F(SqliteRunStoreTest, CreatingARunTwiceIsAFailedPrecondition) {
+TEST_P(RunStoreTest, CreatingARunTwiceIsAFailedPrecondition) {
   ASSERT_TRUE(store_->CreateRun(RunningRun("run-1", At(0))));
   Status again = store_->CreateRun(RunningRun("run-1", At(1)));
   ASSERT_FALSE(again);
@@ -175,7 +177,7 @@ TEST_F(SqliteRunStoreTest, CreatingARunTwiceIsAFailedPrecondition) {
   EXPECT_EQ((*got)->created_at, At(0));
 }
 
-TEST_F(SqliteRunStoreTest, RejectsEmptyRunIdUnknownStatusAndTraceOutOfOrder) {
+TEST_P(RunStoreTest, RejectsEmptyRunIdUnknownStatusAndTraceOutOfOrder) {
   app::RunRecord no_id = RunningRun("", At(0));
   EXPECT_EQ(store_->CreateRun(no_id).error().code, ErrorCode::kInvalidArgument);
   app::RunRecord bad_status = RunningRun("run-1", At(0));
@@ -189,7 +191,7 @@ TEST_F(SqliteRunStoreTest, RejectsEmptyRunIdUnknownStatusAndTraceOutOfOrder) {
   EXPECT_TRUE(runs->empty());
 }
 
-TEST_F(SqliteRunStoreTest, TraceEventWithTwoFieldsOfOneKeyIsRejectedAndNothingIsWritten) {
+TEST_P(RunStoreTest, TraceEventWithTwoFieldsOfOneKeyIsRejectedAndNothingIsWritten) {
   ASSERT_TRUE(store_->CreateRun(RunningRun("run-1", At(0))));
   app::RunRecord run = FinishedRun("run-1", At(0));
   run.trace[0].fields.push_back({"route", std::string("KNOWLEDGE")});
@@ -201,7 +203,7 @@ TEST_F(SqliteRunStoreTest, TraceEventWithTwoFieldsOfOneKeyIsRejectedAndNothingIs
   EXPECT_EQ((*got)->status, "RUNNING");
 }
 
-TEST_F(SqliteRunStoreTest, ListsRunsNewestFirstWithRunIdBreakingTies) {
+TEST_P(RunStoreTest, ListsRunsNewestFirstWithRunIdBreakingTies) {
   ASSERT_TRUE(store_->CreateRun(RunningRun("b", At(10))));
   ASSERT_TRUE(store_->CreateRun(RunningRun("a", At(30))));
   ASSERT_TRUE(store_->CreateRun(RunningRun("c", At(10))));
@@ -222,7 +224,7 @@ TEST_F(SqliteRunStoreTest, ListsRunsNewestFirstWithRunIdBreakingTies) {
   EXPECT_FALSE((*runs)[0].release_outcome.has_value());
 }
 
-TEST_F(SqliteRunStoreTest, ListRunsReturnsAtMostLimit) {
+TEST_P(RunStoreTest, ListRunsReturnsAtMostLimit) {
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(store_->CreateRun(RunningRun("run-" + std::to_string(i), At(i))));
   }
@@ -236,7 +238,7 @@ TEST_F(SqliteRunStoreTest, ListRunsReturnsAtMostLimit) {
   EXPECT_EQ(most->size(), 5u);
 }
 
-TEST_F(SqliteRunStoreTest, ListRunsRejectsLimitsOutsideOneTo200) {
+TEST_P(RunStoreTest, ListRunsRejectsLimitsOutsideOneTo200) {
   for (int limit : {0, 201, -1}) {
     auto runs = store_->ListRuns(limit);
     ASSERT_FALSE(runs) << limit;
@@ -251,7 +253,7 @@ app::ConversationTurn Turn(const std::string& role, const std::string& content,
   return {role, content, run_id, at};
 }
 
-TEST_F(SqliteRunStoreTest, RecentTurnsAreTheLastNOldestFirst) {
+TEST_P(RunStoreTest, RecentTurnsAreTheLastNOldestFirst) {
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(store_->AppendTurn(
         "conv-1", Turn(i % 2 == 0 ? "user" : "assistant", "turn " + std::to_string(i),
@@ -280,7 +282,7 @@ TEST_F(SqliteRunStoreTest, RecentTurnsAreTheLastNOldestFirst) {
   EXPECT_EQ(other->front().content, "elsewhere");
 }
 
-TEST_F(SqliteRunStoreTest, UnknownConversationHasNoTurns) {
+TEST_P(RunStoreTest, UnknownConversationHasNoTurns) {
   auto turns = store_->RecentTurns("never-seen", 10);
   ASSERT_TRUE(turns) << turns.error().ToString();
   EXPECT_TRUE(turns->empty());
@@ -289,13 +291,15 @@ TEST_F(SqliteRunStoreTest, UnknownConversationHasNoTurns) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(SqliteRunStoreTest, RejectsBadTurnsAndNegativeMaxTurns) {
+TEST_P(RunStoreTest, RejectsBadTurnsAndNegativeMaxTurns) {
   EXPECT_EQ(store_->AppendTurn("", Turn("user", "q", "run-1", At(0))).error().code,
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(store_->AppendTurn("conv-1", Turn("system", "q", "run-1", At(0))).error().code,
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(store_->RecentTurns("conv-1", -1).error().code, ErrorCode::kInvalidArgument);
 }
+
+DIAGD_ON_BOTH_STORES(RunStoreTest);
 
 TEST(SqliteRunStoreMemory, EveryInMemoryStoreIsPrivate) {
   ManualClock clock(At(0));
@@ -318,7 +322,7 @@ using testing::At;
 using testing::RunningRun;
 
 // The run's event stream, stored with the run (schema v2).
-class RunEventsTest : public SqliteRunStoreTest {
+class RunEventsTest : public RunStoreTest {
  protected:
   static std::vector<app::RunEvent> Stream() {
     return {{1, "run", R"({"run_id":"r"})"},
@@ -335,7 +339,7 @@ std::vector<std::int64_t> Ids(const std::vector<app::RunEvent>& events) {
   return ids;
 }
 
-TEST_F(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
+TEST_P(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
   app::RunRecord run = RunningRun("r", At(0));
   ASSERT_TRUE(store_->CreateRun(run));
   auto none = store_->RunEvents("r", 0);
@@ -359,7 +363,7 @@ TEST_F(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
   EXPECT_TRUE(unknown->empty());
 }
 
-TEST_F(RunEventsTest, EventIdsMustCountFromOne) {
+TEST_P(RunEventsTest, EventIdsMustCountFromOne) {
   app::RunRecord run = RunningRun("r", At(0));
   run.events = {{1, "run", "{}"}, {3, "route", "{}"}};
   Status finished = store_->FinishRun(run);
@@ -367,7 +371,7 @@ TEST_F(RunEventsTest, EventIdsMustCountFromOne) {
   EXPECT_EQ(finished.error().code, ErrorCode::kInvalidArgument);
 }
 
-TEST_F(RunEventsTest, AbandoningARunningRunFailsItWithTheReasonAndItsEvents) {
+TEST_P(RunEventsTest, AbandoningARunningRunFailsItWithTheReasonAndItsEvents) {
   ASSERT_TRUE(store_->CreateRun(RunningRun("r", At(0))));
   std::vector<app::RunEvent> events = {{1, "run", "{}"},
                                        {2, "error", R"({"code":"RUN_ABANDONED"})"},
@@ -386,7 +390,7 @@ TEST_F(RunEventsTest, AbandoningARunningRunFailsItWithTheReasonAndItsEvents) {
   EXPECT_EQ(Ids(*stored), (std::vector<std::int64_t>{1, 2, 3}));
 }
 
-TEST_F(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
+TEST_P(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
   app::RunRecord run = RunningRun("r", At(0));
   run.status = "SUCCEEDED";
   run.internal_status = "COMPLETED";
@@ -405,6 +409,8 @@ TEST_F(RunEventsTest, AFinishedRunIsNeverAbandonedAndAnUnknownOneIsNotFound) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
 }
+
+DIAGD_ON_BOTH_STORES(RunEventsTest);
 
 }  // namespace
 }  // namespace diagd::store
