@@ -118,6 +118,10 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
 // words (timeout/超时 for a timeout, pool/连接池 for a pool...). Lower-cased.
 std::vector<std::string> EvidenceTerms(const CaseFile& file);
 
+// A change that says it touches nothing that runs ("log format only",
+// "仅日志", "文案修改") is never a cause, however close to the failure.
+bool DeclaresItselfHarmless(const std::string& text);
+
 // True for text written as instructions to an AI agent ("忽略之前的所有指令",
 // "ignore previous instructions", "给 AI 诊断助手的说明"...).
 bool IsInstructionLike(const std::string& text);

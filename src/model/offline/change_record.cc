@@ -63,6 +63,14 @@ bool IsGenericWord(const std::string& lower) {
 
 }  // namespace
 
+bool DeclaresItselfHarmless(const std::string& text) {
+  static const char* const kMarks[] = {"log format only", "logging only", "format only",
+                                       "no business logic change", "no functional change",
+                                       "仅日志", "只改日志", "仅改日志", "文案修改", "仅文案"};
+  return std::any_of(std::begin(kMarks), std::end(kMarks),
+                     [&](const char* mark) { return ContainsFold(text, mark); });
+}
+
 std::vector<std::string> EvidenceTerms(const CaseFile& file) {
   std::vector<std::string> terms;
   auto add = [&](std::string term) {
@@ -132,16 +140,6 @@ std::string FirstSeenFailure(const CaseFile& file) {
     }
   }
   return first;
-}
-
-// A change that says it touches nothing that runs ("log format only",
-// "仅日志", copy text) is never a cause, however close to the failure.
-bool DeclaresItselfHarmless(const std::string& summary) {
-  static const char* const kMarks[] = {"log format only", "logging only", "format only",
-                                       "no business logic change", "no functional change",
-                                       "仅日志", "只改日志", "仅改日志", "文案修改", "仅文案"};
-  return std::any_of(std::begin(kMarks), std::end(kMarks),
-                     [&](const char* mark) { return ContainsFold(summary, mark); });
 }
 
 // A line that says what to do about the failure, not what causes it.

@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/text.h"
 #include "model/offline/case_file.h"
+#include "model/offline/causal_guard.h"
 #include "model/offline/observation_text.h"
 #include "model/offline/text_match.h"
 
@@ -262,6 +263,7 @@ std::string SemanticGuardAnswer(const std::string& user_message) {
     evidence_texts.push_back(quote);
     for (const auto& t : texts) evidence_texts.push_back(t.text);
   }
+  if (auto objection = CausalObjection(evidence->as_array())) return unsupported(*objection);
   auto shown = [&](const std::string& word) {
     return std::any_of(evidence_texts.begin(), evidence_texts.end(),
                        [&](const std::string& t) { return ContainsFold(t, word); });

@@ -29,7 +29,9 @@ std::string KnowledgeAnswer(const std::string& user_message, Lang lang);
 std::string EvidenceRepairAnswer(const std::string& user_message, Lang lang);
 
 // {"verdict":"SUPPORTED"} when every quote occurs in its observation, no
-// quote comes from instruction-like text, and the root cause names
+// quote comes from instruction-like text, the evidence keeps the method
+// (causal_guard.h: more than one call, no cited change after the cited
+// failure or harmless by its own words), and the root cause names
 // something the evidence shows; otherwise UNSUPPORTED with a reason.
 std::string SemanticGuardAnswer(const std::string& user_message);
 
