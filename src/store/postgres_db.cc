@@ -126,8 +126,11 @@ Error PgConn::Failure(const PGresult* result, const char* what) {
   if (Broken() || last_sqlstate_.empty()) {
     return Error::Unavailable(prefix + "the connection to PostgreSQL was lost");
   }
-  return Error::Unavailable(prefix + Condition(last_sqlstate_) + " (SQLSTATE " + last_sqlstate_ +
-                            ")");
+  std::string message = prefix + Condition(last_sqlstate_) + " (SQLSTATE " + last_sqlstate_ + ")";
+  // Class 22: a value the server cannot take (text that is not UTF-8, a NUL
+  // byte); retrying will not help. Anything else is the server's condition.
+  if (last_sqlstate_.starts_with("22")) return Error::InvalidArgument(std::move(message));
+  return Error::Unavailable(std::move(message));
 }
 
 Result<PgRows> PgConn::Query(const char* sql, const PgParams& params, const char* what) {
