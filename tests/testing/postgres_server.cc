@@ -151,8 +151,11 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   Result<std::optional<RunAs>> run_as = Unprivileged();
   if (!run_as) return run_as.error();
   ServerUser() = *run_as;
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "diagd-postgres-XXXXXX").string();
+  // As root, under /tmp itself: nobody must be able to reach the folder, and
+  // a $TMPDIR of root's own may not let it through.
+  std::filesystem::path temp = *run_as ? std::filesystem::path("/tmp")
+                                       : std::filesystem::temp_directory_path();
+  std::string pattern = (temp / "diagd-postgres-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) return Error::Internal("mkdtemp failed");
   std::unique_ptr<PostgresServer> server(new PostgresServer());
   server->dir_ = pattern;
