@@ -163,6 +163,41 @@ TEST_P(RunStoreConcurrency, ConcurrentAppendsToOneConversationKeepEveryTurnInOrd
   }
 }
 
+// Two instances append to one conversation at once: every turn is kept,
+// each under its own seq, and each writer's turns stay in its order.
+TEST_P(RunStoreConcurrency, TwoStoresAppendToOneConversationAtOnce) {
+  testing::TempDir dir;
+  ManualClock clock(At(0));
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto a = testing::OpenStore(url, clock);
+  auto b = testing::OpenStore(url, clock);
+  ASSERT_TRUE(a && b);
+  constexpr int kTurnsPerThread = 20;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWriters; ++t) {
+    app::RunStore& store = t % 2 == 0 ? static_cast<app::RunStore&>(**a) : **b;
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kTurnsPerThread; ++i) {
+        app::ConversationTurn turn{"user", std::to_string(t) + ":" + std::to_string(i),
+                                   "run-" + std::to_string(t), At(i)};
+        if (!store.AppendTurn("conv-shared", turn)) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto turns = (*b)->RecentTurns("conv-shared", 1000);
+  ASSERT_TRUE(turns);
+  ASSERT_EQ(turns->size(), static_cast<std::size_t>(kWriters * kTurnsPerThread));
+  std::vector<int> next(kWriters, 0);
+  for (const auto& turn : *turns) {
+    int t = std::stoi(turn.content.substr(0, turn.content.find(':')));
+    int i = std::stoi(turn.content.substr(turn.content.find(':') + 1));
+    EXPECT_EQ(i, next[t]++) << turn.content;
+  }
+}
+
 DIAGD_ON_BOTH_STORES(RunStoreConcurrency);
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/clock.h"
@@ -381,6 +382,39 @@ TEST_P(RunLeasesAcrossStores, AnInstanceCannotFinishARunAnotherEndedAsLost) {
   auto stored = (*there)->GetRun("r");
   ASSERT_TRUE(stored && stored->has_value());
   EXPECT_EQ((*stored)->failure_reason, "INSTANCE_LOST");
+}
+
+// Two instances sweep at once: every lost run is ended by exactly one of
+// them, and its stream is written once.
+TEST_P(RunLeasesAcrossStores, TwoInstancesSweepingAtOnceEndEachLostRunOnce) {
+  testing::TempDir dir;
+  ManualClock clock(At(0));
+  DIAGD_FRESH_STORE_URL(url, GetParam(), dir.Url("runs.db"));
+  auto a = testing::OpenStore(url, clock);
+  auto b = testing::OpenStore(url, clock);
+  ASSERT_TRUE(a && b);
+  constexpr int kRuns = 40;
+  for (int i = 0; i < kRuns; ++i) {
+    ASSERT_TRUE((*a)->CreateRun(LeasedRun("r" + std::to_string(i), "host-c", At(1'000))));
+  }
+  Result<std::vector<std::string>> by_a = Error::Internal("not swept");
+  Result<std::vector<std::string>> by_b = Error::Internal("not swept");
+  std::thread sweep_a([&] { by_a = (*a)->ReclaimLostRuns({"host-a", std::nullopt, At(5'000)}); });
+  std::thread sweep_b([&] { by_b = (*b)->ReclaimLostRuns({"host-b", std::nullopt, At(5'000)}); });
+  sweep_a.join();
+  sweep_b.join();
+  ASSERT_TRUE(by_a) << by_a.error().ToString();
+  ASSERT_TRUE(by_b) << by_b.error().ToString();
+  std::vector<std::string> all = *by_a;
+  all.insert(all.end(), by_b->begin(), by_b->end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(kRuns)) << "each run once";
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end()) << "none twice";
+  for (int i = 0; i < kRuns; ++i) {
+    auto events = (*b)->RunEvents("r" + std::to_string(i), 0);
+    ASSERT_TRUE(events);
+    EXPECT_EQ(events->size(), 3u) << "run, error, done";
+  }
 }
 
 DIAGD_ON_BOTH_STORES(RunLeasesAcrossStores);
