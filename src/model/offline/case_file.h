@@ -118,6 +118,12 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
 // words (timeout/超时 for a timeout, pool/连接池 for a pool...). Lower-cased.
 std::vector<std::string> EvidenceTerms(const CaseFile& file);
 
+// When the failure was first seen: the oldest returned event of the
+// dominant template of each link of the chain (the logs give the newest
+// events, so the failure began then or earlier). Empty when no event has a
+// time. (change_record.cc)
+std::string FirstSeenFailure(const CaseFile& file);
+
 // A change that says it touches nothing that runs ("log format only",
 // "仅日志", "文案修改") is never a cause, however close to the failure.
 bool DeclaresItselfHarmless(const std::string& text);

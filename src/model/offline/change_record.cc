@@ -63,6 +63,19 @@ bool IsGenericWord(const std::string& lower) {
 
 }  // namespace
 
+std::string FirstSeenFailure(const CaseFile& file) {
+  std::string first;
+  for (std::size_t position : file.chain) {
+    const LogHop& hop = file.hops[position];
+    if (hop.groups.empty()) continue;
+    for (std::size_t member : hop.groups.front().members) {
+      std::string time = SortableTime(hop.events[member].timestamp);
+      if (!time.empty() && (first.empty() || time < first)) first = time;
+    }
+  }
+  return first;
+}
+
 bool DeclaresItselfHarmless(const std::string& text) {
   static const char* const kMarks[] = {"log format only", "logging only", "format only",
                                        "no business logic change", "no functional change",
@@ -126,21 +139,6 @@ std::vector<std::string> EvidenceTerms(const CaseFile& file) {
 
 namespace {
 
-// When the failure was first seen: the oldest event of the dominant
-// template of each hop of the chain (the logs give the newest events, so
-// the failure began then or earlier). Empty when no event has a time.
-std::string FirstSeenFailure(const CaseFile& file) {
-  std::string first;
-  for (std::size_t position : file.chain) {
-    const LogHop& hop = file.hops[position];
-    if (hop.groups.empty()) continue;
-    for (std::size_t member : hop.groups.front().members) {
-      std::string time = SortableTime(hop.events[member].timestamp);
-      if (!time.empty() && (first.empty() || time < first)) first = time;
-    }
-  }
-  return first;
-}
 
 // A line that says what to do about the failure, not what causes it.
 bool IsMitigation(std::string_view line) {

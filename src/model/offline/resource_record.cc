@@ -51,6 +51,31 @@ std::string Identity(const std::vector<Cell>& row) {
   return identity;
 }
 
+// A row that says its thing is well ("operational", "healthy", 正常), or
+// that it expires only after the failure began (a certificate's not_after
+// next year), shows no cause.
+bool ShowsItWell(const std::vector<std::string>& columns, const std::vector<Cell>& row,
+                 const std::string& failure_seen) {
+  static const char* const kWell[] = {"operational", "ok",     "healthy", "normal", "active",
+                                      "running",     "up",     "valid",   "正常",   "运行中",
+                                      "健康",        "online", "green"};
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const Cell& cell = row[i];
+    if (!cell.is_text) continue;
+    std::string value(Trim(cell.text));
+    for (const char* word : kWell) {
+      if (text::AsciiLower(value) == word) return true;
+    }
+    std::string column = i < columns.size() ? text::AsciiLower(columns[i]) : std::string();
+    bool expiry = column.find("not_after") != std::string::npos ||
+                  column.find("expir") != std::string::npos ||
+                  column.find("valid_until") != std::string::npos;
+    std::string time = SortableTime(value);
+    if (expiry && !time.empty() && !failure_seen.empty() && time > failure_seen) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state,
@@ -58,6 +83,7 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
   if (file.chain.empty()) return std::nullopt;
   std::vector<std::string> names = ChainIdentifiers(file);
   if (names.empty()) return std::nullopt;
+  std::string failure_seen = FirstSeenFailure(file);
   for (std::size_t c = 0; c < state.calls.size(); ++c) {
     const CallRecord& call = state.calls[c];
     std::string table;
@@ -84,6 +110,7 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
       }
       if (found == nullptr) continue;
       if (ambiguous) break;  // two things fit: the data does not say which
+      if (ShowsItWell(call.columns, *found, failure_seen)) break;
       ResourceRecord record;
       record.call = c;
       record.table = table;

@@ -96,6 +96,29 @@ TEST(ResourceRecord, NoRowAboutIt_OrTwoThingsThatFit_ConfirmNothing) {
   EXPECT_FALSE(BuildCaseFile(other_host, AnalyzeQuestion("Why is shipping failing?", kTopics))
                    .resource.has_value());
 
+  // The row about the host says it is well: no cause there.
+  auto operational = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ResourceQuerySql(VendorStatus()), VendorStatus().columns,
+            {{"fastlogi", "api.fastlogi.example.com", "operational", "2007-03-07 00:00:00", ""}})});
+  EXPECT_FALSE(BuildCaseFile(operational, AnalyzeQuestion("Why is shipping failing?", kTopics))
+                   .resource.has_value());
+  // A certificate of that host that expires next year explains no handshake failure.
+  TableInfo certificates{"certificates", {"common_name", "usage", "not_before", "not_after"}};
+  const char* handshake =
+      "TLS handshake with api.fastlogi.example.com:443 failed: SSLHandshakeException: "
+      "Received fatal alert: certificate_expired";
+  auto valid = StateOf({Logs("shipping-service", "level:ERROR", Repeat("ERROR", handshake, 10, 5)),
+                        Rows(ResourceQuerySql(certificates), certificates.columns,
+                             {{"api.fastlogi.example.com", "client", "2026-01-01 00:00:00",
+                               "2027-01-01 00:00:00"}})});
+  EXPECT_FALSE(BuildCaseFile(valid, AnalyzeQuestion("Why is shipping failing?", kTopics))
+                   .resource.has_value());
+  auto expired = valid;
+  expired.calls[1].rows[0][3].text = "2026-11-22 02:00:00";
+  EXPECT_TRUE(BuildCaseFile(expired, AnalyzeQuestion("Why is shipping failing?", kTopics))
+                  .resource.has_value());
+
   // Two hosts with the same mount: the error's path says neither.
   TableInfo disk{"disk_usage", {"sampled_at", "host", "mount", "used_pct"}};
   const char* full = "failed to persist order to spool /data/order-api/spool: No space left";
