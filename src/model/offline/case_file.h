@@ -114,9 +114,13 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
 // What the chain's errors show, as terms a record's content may name
 // (change_record.cc): identifiers, hosts, addresses and paths, other ASCII
 // words of 5 or more letters that are not generic log words or the
-// services' own names, runs of three CJK characters, and the mechanism's
-// words (timeout/超时 for a timeout, pool/连接池 for a pool...). Lower-cased.
+// services' own names or the names of key=value fields, and runs of three
+// CJK characters. Lower-cased.
 std::vector<std::string> EvidenceTerms(const CaseFile& file);
+// The failing mechanism's own words (timeout/超时 for a timeout, pool/连接池
+// for a pool, limit/限流 for a rate limit...): what a configuration key
+// changing it is named with ("read-timeout-ms").
+std::vector<std::string> MechanismTerms(const CaseFile& file);
 
 // When the failure was first seen: the oldest returned event of the
 // dominant template of each link of the chain (the logs give the newest

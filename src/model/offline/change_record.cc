@@ -1,5 +1,6 @@
 // FindChangeRecord (case_file.h): which change, if any, explains the chain.
 #include <algorithm>
+#include <cctype>
 
 #include "core/text.h"
 #include "model/offline/case_file.h"
@@ -50,6 +51,23 @@ std::string CellText(const std::vector<Cell>& row, int index) {
   return row[static_cast<std::size_t>(index)].text;
 }
 
+// The names of a message's key=value fields ("channel" in "channel=alipay"):
+// every line of the kind has them, whatever failed; their values are what
+// is specific.
+std::vector<std::string> FieldNames(const std::string& message) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    char c = message[i];
+    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!word) {
+      if (c == '=' && i > start) names.push_back(message.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return names;
+}
+
 // Words every log line of every service holds: no change is about them.
 bool IsGenericWord(const std::string& lower) {
   static const char* const kGeneric[] = {
@@ -74,6 +92,37 @@ std::string FirstSeenFailure(const CaseFile& file) {
     }
   }
   return first;
+}
+
+std::vector<std::string> MechanismTerms(const CaseFile& file) {
+  std::vector<std::string> terms;
+  auto add = [&](const char* term) {
+    if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.emplace_back(term);
+  };
+  for (std::size_t position : file.chain) {
+    const MessageReading& r = file.hops[position].reading;
+    if (r.timeout) {
+      add("timeout");
+      add("超时");
+    }
+    if (r.pool_exhausted) {
+      add("pool");
+      add("连接池");
+    }
+    if (r.out_of_memory) {
+      add("memory");
+      add("内存");
+    }
+    if (r.certificate) {
+      add("cert");
+      add("证书");
+    }
+    if (r.rate_limited) {
+      add("limit");
+      add("限流");
+    }
+  }
+  return terms;
 }
 
 bool DeclaresItselfHarmless(const std::string& text) {
@@ -102,37 +151,16 @@ std::vector<std::string> EvidenceTerms(const CaseFile& file) {
     const LogHop& hop = file.hops[position];
     add(hop.reading.table);
     add(hop.reading.column);
+    std::vector<std::string> fields = FieldNames(hop.key_message);
     for (const auto& word : AsciiWords(hop.key_message, 5)) {
       std::string lower = text::AsciiLower(word);
       bool digits = std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
       bool own_name = std::find(services.begin(), services.end(), lower) != services.end();
-      if (!digits && !own_name && !IsGenericWord(lower)) add(word);
+      bool field = std::find(fields.begin(), fields.end(), word) != fields.end();
+      if (!digits && !own_name && !field && !IsGenericWord(lower)) add(word);
     }
     for (const auto& run : CjkTrigrams(hop.key_message)) add(run);
     for (const auto& name : Identifiers(hop.key_message)) add(name);
-    // The mechanism, as a change would name it: "Read timed out" is about
-    // a "read-timeout-ms" push, a full pool about a pool size.
-    const MessageReading& r = hop.reading;
-    if (r.timeout) {
-      add("timeout");
-      add("超时");
-    }
-    if (r.pool_exhausted) {
-      add("pool");
-      add("连接池");
-    }
-    if (r.out_of_memory) {
-      add("memory");
-      add("内存");
-    }
-    if (r.certificate) {
-      add("cert");
-      add("证书");
-    }
-    if (r.rate_limited) {
-      add("limit");
-      add("限流");
-    }
   }
   return terms;
 }
@@ -188,6 +216,10 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
                                              const CaseFile& file) {
   if (file.chain.empty() || file.latest_time.empty()) return std::nullopt;
   std::vector<std::string> terms = EvidenceTerms(file);
+  // A configuration key may name the mechanism itself ("read-timeout-ms"
+  // for a read timeout); a summary must name more than "a limit" or "a
+  // timeout" (any rate-limit change says 限流).
+  std::vector<std::string> mechanism = MechanismTerms(file);
   // Changes made in the window the logs show, or up to half an hour before
   // it or before the hour the question says the failure began.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
@@ -218,10 +250,14 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       // errors show: being recent, or on the failing service, is not enough
       // (a logging-only or rate-limit change is innocent by its content).
       // A configuration push says what it changed in its key.
-      std::string content = summary + "\n" + CellText(row, roles.key);
+      std::string key = CellText(row, roles.key);
+      std::string content = summary + "\n" + key;
       bool describes = std::any_of(terms.begin(), terms.end(), [&](const std::string& term) {
-        return ContainsFold(content, term);
-      });
+                         return ContainsFold(content, term);
+                       }) ||
+                       std::any_of(mechanism.begin(), mechanism.end(), [&](const std::string& term) {
+                         return ContainsFold(key, term);
+                       });
       auto position = ChainPositionOf(file, service);
       // Or the runbook names what to look for, a release of the failing
       // service, and this row is one.

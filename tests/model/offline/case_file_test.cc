@@ -198,7 +198,9 @@ TEST(ChangeRecord, ARunbookThatNamesAReleaseMakesTheFailingServicesReleaseBefore
                    {{"order-status-consumer", "v1.6.1", "2026-11-26 19:55:00", "LOG-1",
                      "日志字段调整（仅日志）"},
                     {"order-status-consumer", "v1.6.0", "2026-11-26 19:40:00", "ORD-3402",
-                     "每条消息同步调用 risk-service"}});
+                     "每条消息同步调用 risk-service"},
+                    // "topic" is the name of a field of every batch line, no evidence.
+                    {"kafka", "", "2026-11-26 19:30:00", "MQ-230", "分区重分配：topic user-behavior"}});
   auto question = AnalyzeQuestion("晚上 8 点左右开始，订单状态同步延迟越来越大，为什么？", topics);
   auto state = StateOf({Logs("order-status-consumer", "level:WARN,ERROR", events),
                         Runbook("症状：`consume batch done ... lag=<N>` 中 lag 持续上涨。"
@@ -216,6 +218,30 @@ TEST(ChangeRecord, ARunbookThatNamesAReleaseMakesTheFailingServicesReleaseBefore
   auto no_runbook = StateOf({Logs("order-status-consumer", "level:WARN,ERROR", events), rows});
   no_runbook.topics = topics;
   EXPECT_FALSE(BuildCaseFile(no_runbook, question).change.has_value());
+}
+
+// A rate-limit change is a cause when it names the zone the limiting
+// names, not for saying 限流.
+TEST(ChangeRecord, TheMechanismsWordsAloneMakeNoSummaryACause) {
+  const char* limiting =
+      "limiting requests, excess: 18.610 by zone \"api_user\", client: 100.64.24.224, request: "
+      "\"POST /api/v1/user/login HTTP/1.1\"";
+  std::vector<EventItem> events;
+  for (int i = 30; i-- > 0;) {
+    events.push_back({"2026-11-28T20:" + std::to_string(10 + i) + ":00Z", "WARN", "gateway", limiting});
+  }
+  TableInfo changes{"changes", {"service", "changed_at", "ticket", "summary"}};
+  auto question = AnalyzeQuestion("晚上 8 点以后很多用户登录失败，App 提示请求太频繁，为什么？", kTopics);
+  auto other_zone = StateOf(
+      {Logs("gateway", "level:WARN", events),
+       Rows(ChangeQuerySql(changes), changes.columns,
+            {{"gateway", "2026-11-28 20:00:00", "OPS-1", "限流改造：limit_req_zone api_admin 改为 50r/s"}})});
+  EXPECT_FALSE(BuildCaseFile(other_zone, question).change.has_value());
+  auto this_zone = other_zone;
+  this_zone.calls[1].rows[0][3].text = "限流改造：limit_req_zone api_user 改为 50r/s";
+  auto file = BuildCaseFile(this_zone, question);
+  ASSERT_TRUE(file.change.has_value());
+  EXPECT_EQ(file.change->ticket, "OPS-1");
 }
 
 TEST(BuildCaseFile, WarningsThatNameTheFailureLeadErrorsThatDoNot) {
