@@ -200,6 +200,34 @@ bool RunbookNamesARelease(const InvestigationState& state, const CaseFile& file)
   return false;
 }
 
+// The evidence terms that name one thing rather than a kind of thing: the
+// chain's topics, a table or column, a host, address or path, an
+// identifier written as code (`AuditClient`, `payment_record`). A change
+// on a service outside the chain must name one of them: "audit" in a
+// package path makes no audit-service compaction a cause. Lower-cased.
+std::vector<std::string> NamingTerms(const CaseFile& file) {
+  std::vector<std::string> terms;
+  auto add = [&](const std::string& term) {
+    std::string lower = text::AsciiLower(term);
+    if (lower.size() >= 4 && std::find(terms.begin(), terms.end(), lower) == terms.end())
+      terms.push_back(std::move(lower));
+  };
+  for (std::size_t position : file.chain) {
+    const LogHop& hop = file.hops[position];
+    add(hop.topic);
+    add(hop.reading.table);
+    add(hop.reading.column);
+    for (const auto& name : Identifiers(hop.key_message)) add(name);
+    for (const auto& word : AsciiWords(hop.key_message, 5)) {
+      bool code = word.find('_') != std::string::npos ||
+                  std::any_of(word.begin() + 1, word.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+      bool digits = std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (code && !digits) add(word);
+    }
+  }
+  return terms;
+}
+
 std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::string& service) {
   if (service.empty()) return std::nullopt;
   for (std::size_t p = file.chain.size(); p-- > 0;) {
@@ -220,6 +248,7 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // for a read timeout); a summary must name more than "a limit" or "a
   // timeout" (any rate-limit change says 限流).
   std::vector<std::string> mechanism = MechanismTerms(file);
+  std::vector<std::string> naming = NamingTerms(file);
   // Changes made in the window the logs show, or up to half an hour before
   // it or before the hour the question says the failure began.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
@@ -261,6 +290,11 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       auto position = ChainPositionOf(file, service);
       // Or the runbook names what to look for, a release of the failing
       // service, and this row is one.
+      if (!position && std::none_of(naming.begin(), naming.end(), [&](const std::string& term) {
+            return ContainsFold(content, term);
+          })) {
+        describes = false;
+      }
       bool named_release = release_named && position && !CellText(row, roles.version).empty();
       if ((!describes && !named_release) || DeclaresItselfHarmless(summary)) continue;
       int score = 6;

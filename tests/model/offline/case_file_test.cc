@@ -220,6 +220,22 @@ TEST(ChangeRecord, ARunbookThatNamesAReleaseMakesTheFailingServicesReleaseBefore
   EXPECT_FALSE(BuildCaseFile(no_runbook, question).change.has_value());
 }
 
+// A change on a service outside the chain is a cause only when it names one
+// thing the errors name (a host, a table, a class), not for sharing a word.
+TEST(ChangeRecord, AChangeElsewhereMustNameWhatTheErrorsName) {
+  TableInfo changes{"changes", {"service", "changed_at", "ticket", "summary"}};
+  auto state = StateOf(
+      {Logs("shipping-service", "level:ERROR", Repeat("ERROR", kTimeout, 10, 5)),
+       Rows(ChangeQuerySql(changes), changes.columns,
+            {{"label-printer", "2026-11-22 02:01:00", "LP-1", "waybill template cache tuning"}})});
+  auto question = AnalyzeQuestion("Why is shipping failing?", kTopics);
+  EXPECT_FALSE(BuildCaseFile(state, question).change.has_value());
+  state.calls[1].rows[0][3].text = "route api.fastlogi.example.com through the new egress";
+  auto file = BuildCaseFile(state, question);
+  ASSERT_TRUE(file.change.has_value());
+  EXPECT_EQ(file.change->ticket, "LP-1");
+}
+
 // A rate-limit change is a cause when it names the zone the limiting
 // names, not for saying 限流.
 TEST(ChangeRecord, TheMechanismsWordsAloneMakeNoSummaryACause) {
