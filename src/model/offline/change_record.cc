@@ -68,6 +68,13 @@ std::vector<std::string> FieldNames(const std::string& message) {
   return names;
 }
 
+// Adds `term` lower-cased, once, when it has 4 bytes or more.
+void AddTerm(std::vector<std::string>& terms, const std::string& term) {
+  std::string lower = text::AsciiLower(term);
+  if (lower.size() >= 4 && std::find(terms.begin(), terms.end(), lower) == terms.end())
+    terms.push_back(std::move(lower));
+}
+
 // Words every log line of every service holds: no change is about them.
 bool IsGenericWord(const std::string& lower) {
   static const char* const kGeneric[] = {
@@ -95,31 +102,22 @@ std::string FirstSeenFailure(const CaseFile& file) {
 }
 
 std::vector<std::string> MechanismTerms(const CaseFile& file) {
-  std::vector<std::string> terms;
-  auto add = [&](const char* term) {
-    if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.emplace_back(term);
+  struct Words {
+    bool MessageReading::*signal;
+    const char* en;
+    const char* zh;
   };
+  static const Words kWords[] = {{&MessageReading::timeout, "timeout", "超时"},
+                                 {&MessageReading::pool_exhausted, "pool", "连接池"},
+                                 {&MessageReading::out_of_memory, "memory", "内存"},
+                                 {&MessageReading::certificate, "cert", "证书"},
+                                 {&MessageReading::rate_limited, "limit", "限流"}};
+  std::vector<std::string> terms;
   for (std::size_t position : file.chain) {
-    const MessageReading& r = file.hops[position].reading;
-    if (r.timeout) {
-      add("timeout");
-      add("超时");
-    }
-    if (r.pool_exhausted) {
-      add("pool");
-      add("连接池");
-    }
-    if (r.out_of_memory) {
-      add("memory");
-      add("内存");
-    }
-    if (r.certificate) {
-      add("cert");
-      add("证书");
-    }
-    if (r.rate_limited) {
-      add("limit");
-      add("限流");
+    for (const auto& words : kWords) {
+      if (!(file.hops[position].reading.*words.signal)) continue;
+      AddTerm(terms, words.en);
+      AddTerm(terms, words.zh);
     }
   }
   return terms;
@@ -135,12 +133,7 @@ bool DeclaresItselfHarmless(const std::string& text) {
 
 std::vector<std::string> EvidenceTerms(const CaseFile& file) {
   std::vector<std::string> terms;
-  auto add = [&](std::string term) {
-    term = text::AsciiLower(term);
-    if (term.size() >= 4 && std::find(terms.begin(), terms.end(), term) == terms.end()) {
-      terms.push_back(std::move(term));
-    }
-  };
+  auto add = [&](const std::string& term) { AddTerm(terms, term); };
   std::vector<std::string> services;
   for (std::size_t position : file.chain) {
     for (const auto& word : AsciiWords(file.hops[position].topic, 1)) {
@@ -207,11 +200,7 @@ bool RunbookNamesARelease(const InvestigationState& state, const CaseFile& file)
 // package path makes no audit-service compaction a cause. Lower-cased.
 std::vector<std::string> NamingTerms(const CaseFile& file) {
   std::vector<std::string> terms;
-  auto add = [&](const std::string& term) {
-    std::string lower = text::AsciiLower(term);
-    if (lower.size() >= 4 && std::find(terms.begin(), terms.end(), lower) == terms.end())
-      terms.push_back(std::move(lower));
-  };
+  auto add = [&](const std::string& term) { AddTerm(terms, term); };
   for (std::size_t position : file.chain) {
     const LogHop& hop = file.hops[position];
     add(hop.topic);
