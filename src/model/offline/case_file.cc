@@ -391,7 +391,8 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
     std::snprintf(hour, sizeof(hour), " %02d:00:00", *analysis.clock_hour);
     file.stated_onset = file.latest_time.substr(0, 10) + hour;
     // "8 点" asked at 01:00 is yesterday's 20:00.
-    if (file.stated_onset > file.latest_time) file.stated_onset = MinusMinutes(file.stated_onset, 1440);
+    if (file.stated_onset > file.latest_time)
+      file.stated_onset = MinusMinutes(file.stated_onset, 1440);
   }
   for (auto& hop : file.hops) {
     ReadHop(state, analysis, hop);
