@@ -188,6 +188,7 @@ void LinkHops(const QuestionAnalysis& analysis, CaseFile& file) {
       hop.parent = family;
     } else if (!IsAncestor(file, h, h - 1)) {
       hop.parent = h - 1;
+      hop.linked_by_runbook = true;
     }
   }
   std::size_t best = 0, best_depth = 0;

@@ -32,6 +32,9 @@ struct LogHop {
   std::vector<TemplateGroup> groups;  // over `events`
   std::vector<std::string> mentions;  // other topics named by its top templates
   std::optional<std::size_t> parent;  // the hop that led here
+  // Below its parent only because a runbook about the parent's errors named
+  // it (node-agent under order-api's full disk): no call between them.
+  bool linked_by_runbook = false;
   MessageReading reading;             // merged over the top templates
   std::string key_message;            // the message the key phrase is quoted from
   std::size_t key_call = 0;           // the call that returned it

@@ -21,7 +21,8 @@ std::string Quoted(const std::string& s, bool en) { return en ? "\"" + s + "\"" 
 
 // A phrase of the hop's key message to quote: the SQL fragment of a full
 // scan; an exception text when it is what names the trouble (a pool, memory,
-// a certificate, a refused connection, a slow query); else the lead words.
+// a certificate, a refused connection, a slow query, a full disk); else the
+// lead words.
 std::string HopQuote(const LogHop& hop) {
   if (hop.reading.full_scan && text::CodePointCount(hop.reading.sql_fragment) >= 4) {
     return hop.reading.sql_fragment;
@@ -30,7 +31,7 @@ std::string HopQuote(const LogHop& hop) {
   for (const auto& exception : reading.exceptions) {
     MessageReading inner = ReadMessage(exception);
     if (inner.pool_exhausted || inner.out_of_memory || inner.certificate || inner.refused ||
-        inner.slow) {
+        inner.slow || inner.space_exhausted) {
       return exception;
     }
   }
@@ -116,6 +117,10 @@ std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
   }
   if (r.timeout) {
     return en ? hop.topic + " times out (" + quote + ")" : hop.topic + " 大量超时（" + quote + "）";
+  }
+  if (r.space_exhausted) {
+    return en ? hop.topic + " reports a full disk (" + quote + ")"
+              : hop.topic + " 报告磁盘已满（" + quote + "）";
   }
   if (r.backlog) {
     return en ? hop.topic + " falls behind, its batches slower (" + quote + ")"
@@ -226,8 +231,10 @@ std::string RootCause(const InvestigationState& state, const QuestionAnalysis& a
   std::vector<std::string> clauses;
   for (std::size_t p = file.chain.size(); p-- > 0;) {
     const LogHop& hop = file.hops[file.chain[p]];
-    std::string child =
-        p + 1 < file.chain.size() ? file.hops[file.chain[p + 1]].topic : std::string();
+    // "X 调用 Y 失败" only where X's errors name Y; a link a runbook made
+    // is no call.
+    const LogHop* below = p + 1 < file.chain.size() ? &file.hops[file.chain[p + 1]] : nullptr;
+    std::string child = below && !below->linked_by_runbook ? below->topic : std::string();
     clauses.push_back(DescribeHop(state, hop, child, p == 0 && file.chain.size() > 1));
   }
   std::string text;

@@ -275,6 +275,8 @@ MessageReading ReadMessage(std::string_view message) {
   reading.rate_limited = HasAny(message, {"limiting requests", "rate limit", "rate-limit",
                                           "Too Many Requests", "throttl", "限流"});
   reading.backlog = HasAny(message, {" lag=", "consumer lag", "积压", "backlog"});
+  reading.space_exhausted = HasAny(message, {"No space left", "disk full", "filesystem full",
+                                             "used=100%", "used=100.0%", "磁盘已满", "磁盘满"});
   return reading;
 }
 
@@ -290,7 +292,8 @@ std::string BestPhrase(std::string_view message, std::size_t max_code_points) {
 
 bool NamesFailure(const MessageReading& r) {
   return r.pool_exhausted || r.timeout || r.server_error || r.out_of_memory || r.refused ||
-         r.certificate || r.full_scan || r.slow || r.rate_limited || r.backlog;
+         r.certificate || r.full_scan || r.slow || r.rate_limited || r.backlog ||
+         r.space_exhausted;
 }
 
 }  // namespace diagd::model::offline

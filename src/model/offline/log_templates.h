@@ -60,13 +60,15 @@ struct MessageReading {
   bool certificate = false;     // certificate / PKIX / SSL handshake
   bool rate_limited = false;    // "limiting requests", "Too Many Requests", 限流
   bool backlog = false;         // a consumer falling behind: "lag=12000", "consumer lag", 积压
+  bool space_exhausted = false;  // "No space left on device", "disk full", "used=100%"
 };
 
 MessageReading ReadMessage(std::string_view message);
 
 // Whether a reading names how something fails (a timeout, a 5xx, an
 // exhausted pool, memory, a refused connection, a certificate, a slow query,
-// a full scan, requests rejected by a rate limit or a consumer's backlog),
+// a full scan, requests rejected by a rate limit, a consumer's backlog or a
+// full disk),
 // whatever its level: "coupon rejected: CouponExpired" at
 // ERROR names none, "stuck ... (readTimeout=0)" at WARN does.
 bool NamesFailure(const MessageReading& reading);

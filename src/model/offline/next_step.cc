@@ -16,6 +16,8 @@ namespace bj = boost::json;
 constexpr std::size_t kMaxPrimaryTopics = 2;
 constexpr std::size_t kMaxDatasources = 2;
 constexpr std::size_t kMaxDocQueryCodePoints = 100;
+// The best sections whose topics are followed for the deepest link.
+constexpr std::size_t kMaxPointingSections = 2;
 
 struct Candidate {
   ToolKind tool = ToolKind::kOther;
@@ -291,16 +293,17 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
   }
   // The topics the runbooks point at for it: of the same service family as
   // a link of the chain (payment-service -> payment-db), or any topic the
-  // best section about the deepest link names (the DNS section's CoreDNS
-  // logs under an UnknownHostException).
+  // two best sections about the deepest link name (the DNS section's
+  // CoreDNS logs under an UnknownHostException).
   if (state.offers_logs) {
     std::set<std::string> chain_stems;
     for (std::size_t position : file.chain)
       chain_stems.insert(TopicStem(file.hops[position].topic));
     int deepest_position = static_cast<int>(file.chain.size()) - 1;
-    for (const auto& doc : file.docs) {
+    for (std::size_t d = 0; d < file.docs.size(); ++d) {
+      const DocHit& doc = file.docs[d];
       bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
-                           &doc == &file.docs.front();
+                           d < kMaxPointingSections;
       for (const auto& topic : doc.topics) {
         bool pointed = about_deepest || chain_stems.count(TopicStem(topic)) > 0;
         if (pointed && !TopicQueried(state, topic)) {

@@ -91,7 +91,8 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
         !ParseResourceQuery(call.input.sql, &table)) {
       continue;
     }
-    // The rows about the first name (the deepest link's) any row is about.
+    // The rows about the first name (the deepest link's) that picks out one
+    // thing.
     for (const auto& name : names) {
       const std::vector<Cell>* found = nullptr;
       std::size_t matching_cell = 0;
@@ -108,8 +109,9 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
           break;
         }
       }
-      if (found == nullptr) continue;
-      if (ambiguous) break;  // two things fit: the data does not say which
+      // Two things fit this name (two hosts with /data): the data does not
+      // say which; a more specific name of the errors may.
+      if (found == nullptr || ambiguous) continue;
       if (ShowsItWell(call.columns, *found, failure_seen)) break;
       ResourceRecord record;
       record.call = c;

@@ -267,6 +267,22 @@ std::vector<std::string> Identifiers(std::string_view text) {
     if (begin != std::string_view::npos) add(text.substr(begin, i - begin));
     begin = std::string_view::npos;
   }
+  // A host named by its field: "host=app-node-07", "node=node-12".
+  for (std::string_view field : {"host=", "hostname=", "node=", "instance="}) {
+    for (std::size_t at = text.find(field); at != std::string_view::npos;
+         at = text.find(field, at + 1)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+        continue;
+      std::size_t start = at + field.size(), end = start;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                   text[end] == '-' || text[end] == '.' || text[end] == '_')) {
+        ++end;
+      }
+      std::string value(text.substr(start, end - start));
+      if (value.size() >= 4 && std::find(out.begin(), out.end(), value) == out.end())
+        out.push_back(std::move(value));
+    }
+  }
   return out;
 }
 

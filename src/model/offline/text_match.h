@@ -47,8 +47,9 @@ bool ProseNamesTopic(std::string_view text, std::string_view topic);
 bool ContainsCamelName(std::string_view text, std::string_view topic);
 
 // The names in `text` that point at one thing: host names
-// ("api.unionbank.example.com"), IPv4 addresses ("10.0.0.53") and absolute
-// paths ("/data/order-api/spool"), in order, each once.
+// ("api.unionbank.example.com"), IPv4 addresses ("10.0.0.53"), absolute
+// paths ("/data/order-api/spool"), in order, then the values of host fields
+// ("host=app-node-07"), each once.
 std::vector<std::string> Identifiers(std::string_view text);
 
 // The start of `s` with at most `max_code_points` code points, trailing

@@ -129,6 +129,12 @@ TEST(ResourceRecord, NoRowAboutIt_OrTwoThingsThatFit_ConfirmNothing) {
                      {"2026-11-22 02:00:00", "app-node-03", "/data", "51.4"}})});
   EXPECT_FALSE(BuildCaseFile(two_hosts, AnalyzeQuestion("Why does order-api fail?", kTopics))
                    .resource.has_value());
+  // The errors also name the host: that picks out one of them.
+  auto named_host = two_hosts;
+  for (auto& event : named_host.calls[0].events) event.message += " host=app-node-07";
+  auto picked = BuildCaseFile(named_host, AnalyzeQuestion("Why does order-api fail?", kTopics));
+  ASSERT_TRUE(picked.resource.has_value());
+  EXPECT_EQ(picked.resource->quotes[0], "app-node-07");
   // One host, sampled twice: one thing, confirmed.
   auto one_host =
       StateOf({Logs("order-api", "level:ERROR", Repeat("ERROR", full, 10, 5)),

@@ -50,7 +50,11 @@ TEST(Identifiers, HostsAddressesAndPathsNotClassNames) {
             std::vector<std::string>{"api.fastlogi.example.com"});
   EXPECT_EQ(Identifiers("failed to persist order to spool /data/order-api/spool: No space"),
             std::vector<std::string>{"/data/order-api/spool"});
+  EXPECT_EQ(Identifiers("host=app-node-07 mount=/data used=100.0%: filesystem full"),
+            (std::vector<std::string>{"/data", "app-node-07"}))
+      << "a host named by its field, after the names found by their shape";
   EXPECT_TRUE(Identifiers("version 1.2.3 of c.s.order.OrderService, ... and ..").empty());
+  EXPECT_TRUE(Identifiers("ghost=abcdef").empty()) << "a field is named host, not ghost";
 }
 
 }  // namespace
