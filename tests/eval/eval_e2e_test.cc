@@ -375,7 +375,8 @@ TEST_F(EvalTest, TheOfflineProviderMeetsIssue15sBarOnTheBundledSuite) {
   EXPECT_GE(3 * right, 2 * answerable) << right << " of " << answerable << " right\n" << run.err;
   // The shapes the general method exists for, each right.
   for (const char* name : {"cert-expired", "bad-config-push", "thread-pool-exhausted",
-                           "downstream-timeout", "gateway-rate-limit", "dns-failure"}) {
+                           "downstream-timeout", "gateway-rate-limit", "dns-failure",
+                           "mq-consumer-lag", "disk-full"}) {
     EXPECT_EQ(document.incidents[name].at("verdict"), "RIGHT") << name;
   }
 }
