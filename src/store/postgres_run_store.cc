@@ -73,25 +73,8 @@ Status PostgresRunStore::WriteRun(const app::RunRecord& run, bool replace) {
 }
 
 Status PostgresRunStore::Write(std::function<Status(PgConn&)> apply) {
-  PendingWrite mine{std::move(apply)};
-  std::unique_lock lock(queue_mu_);
-  queue_.push_back(&mine);
-  while (!mine.done) {
-    if (committing_) {
-      queue_cv_.Wait(lock);
-      continue;
-    }
-    committing_ = true;
-    std::vector<PendingWrite*> group;
-    group.swap(queue_);
-    lock.unlock();
-    CommitGroup(group);
-    lock.lock();
-    for (PendingWrite* write : group) write->done = true;
-    committing_ = false;
-    queue_cv_.NotifyAll();
-  }
-  return mine.result;
+  return commits_.Write(std::move(apply),
+                        [this](const std::vector<PendingWrite*>& group) { CommitGroup(group); });
 }
 
 void PostgresRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {

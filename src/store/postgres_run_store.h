@@ -23,6 +23,7 @@
 #include "core/clock.h"
 #include "core/fiber.h"
 #include "core/result.h"
+#include "store/group_commit.h"
 
 namespace diagd::store {
 
@@ -69,22 +70,14 @@ class PostgresRunStore final : public app::RunStore {
  private:
   PostgresRunStore(std::unique_ptr<PgPool> pool, const Clock& clock);
 
-  struct PendingWrite {
-    std::function<Status(PgConn&)> apply;  // runs inside the group's transaction
-    Status result = OkStatus();
-    bool done = false;
-  };
+  using PendingWrite = GroupCommit<PgConn>::PendingWrite;
   Status WriteRun(const app::RunRecord& run, bool replace);
   Status Write(std::function<Status(PgConn&)> apply);
   void CommitGroup(const std::vector<PendingWrite*>& group);
 
   const Clock& clock_;
   std::unique_ptr<PgPool> pool_;
-  // The group commit's queue (as SqliteRunStore's).
-  std::mutex queue_mu_;
-  core::Condition queue_cv_;
-  std::vector<PendingWrite*> queue_;  // guarded by queue_mu_
-  bool committing_ = false;           // guarded by queue_mu_
+  GroupCommit<PgConn> commits_;
 };
 
 }  // namespace diagd::store

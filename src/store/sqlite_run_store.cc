@@ -128,28 +128,8 @@ Status SqliteRunStore::WriteRun(const app::RunRecord& run, bool replace) {
 }
 
 Status SqliteRunStore::Write(std::function<Status(SqliteDb&)> apply) {
-  PendingWrite mine{std::move(apply)};
-  std::unique_lock lock(queue_mu_);
-  queue_.push_back(&mine);
-  while (!mine.done) {
-    if (committing_) {
-      queue_cv_.Wait(lock);
-      continue;
-    }
-    // No commit in progress: this writer commits everything queued so far,
-    // its own write included (or a later group does, if an earlier leader
-    // took it; then it is done when it wakes).
-    committing_ = true;
-    std::vector<PendingWrite*> group;
-    group.swap(queue_);
-    lock.unlock();
-    CommitGroup(group);
-    lock.lock();
-    for (PendingWrite* write : group) write->done = true;
-    committing_ = false;
-    queue_cv_.NotifyAll();
-  }
-  return mine.result;
+  return commits_.Write(std::move(apply),
+                        [this](const std::vector<PendingWrite*>& group) { CommitGroup(group); });
 }
 
 void SqliteRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {

@@ -23,6 +23,7 @@
 #include "core/fiber.h"
 #include "core/mutex.h"
 #include "core/result.h"
+#include "store/group_commit.h"
 #include "store/db_file.h"
 
 namespace diagd::store {
@@ -80,12 +81,7 @@ class SqliteRunStore final : public app::RunStore {
   SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file,
                  const Clock& clock);
 
-  // One write, committed with whatever other writes are queued with it.
-  struct PendingWrite {
-    std::function<Status(SqliteDb&)> apply;  // runs inside the group's transaction
-    Status result = OkStatus();
-    bool done = false;
-  };
+  using PendingWrite = GroupCommit<SqliteDb>::PendingWrite;
   Status WriteRun(const app::RunRecord& run, bool replace) EXCLUDES(mu_);
   Status Write(std::function<Status(SqliteDb&)> apply) EXCLUDES(mu_);
   void CommitGroup(const std::vector<PendingWrite*>& group) EXCLUDES(mu_);
@@ -94,12 +90,7 @@ class SqliteRunStore final : public app::RunStore {
   const Clock& clock_;
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
-  // The group commit's queue (plain std types: waited on with a condition
-  // that parks a run's fiber instead of holding its worker).
-  std::mutex queue_mu_;
-  core::Condition queue_cv_;
-  std::vector<PendingWrite*> queue_;  // guarded by queue_mu_
-  bool committing_ = false;           // guarded by queue_mu_
+  GroupCommit<SqliteDb> commits_;
 };
 
 }  // namespace diagd::store
