@@ -175,7 +175,8 @@ std::string DescribeChange(const InvestigationState& state, const ChangeRecord& 
          Quoted(summary, false) + db;
 }
 
-// The symptom as the question put it: its HTTP statuses, else its first word.
+// The symptom as the question put it: its HTTP statuses, else its first
+// specific word; nothing when it only says that something fails.
 std::string SymptomClause(const InvestigationState& state, const QuestionAnalysis& analysis) {
   if (analysis.symptoms.empty()) return {};
   std::string words;
@@ -183,7 +184,13 @@ std::string SymptomClause(const InvestigationState& state, const QuestionAnalysi
     bool status = symptom.word.size() == 3 && symptom.word[0] == '5';
     if (status) words += (words.empty() ? "" : "/") + symptom.word;
   }
-  if (words.empty()) words = analysis.symptoms.front().word;
+  // Else its first specific symptom ("超时", "latency"); "fail" or "报错"
+  // would only repeat that something fails.
+  for (const auto& symptom : analysis.symptoms) {
+    if (!words.empty()) break;
+    if (!symptom.generic && !symptom.vague) words = symptom.word;
+  }
+  if (words.empty()) return {};
   return IsEn(state) ? ", which is the " + words + " the question is about"
                      : "，即问题中所说的" + Quoted(words, false);
 }
