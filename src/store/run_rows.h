@@ -28,6 +28,11 @@ struct EncodedChildren {
 };
 Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 
+// What every store refuses before writing a run: an empty id, a status
+// other than RUNNING, SUCCEEDED or FAILED, event ids that do not count 1,
+// 2, 3..., a trace whose seq does not increase. INVALID_ARGUMENT.
+Status ValidateRun(const app::RunRecord& run);
+
 // Inserts the run's row (or, with `replace`, inserts or replaces it), then
 // replaces its steps and trace. FAILED_PRECONDITION when inserting a run
 // that exists.

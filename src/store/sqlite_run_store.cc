@@ -65,24 +65,6 @@ Status Configure(SqliteDb& db, const std::string& path) {
   return db.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", "configure database");
 }
 
-Status ValidateRun(const app::RunRecord& run) {
-  if (run.run_id.empty()) return Error::InvalidArgument("run store: the run id is empty");
-  if (run.status != "RUNNING" && run.status != "SUCCEEDED" && run.status != "FAILED") {
-    return Error::InvalidArgument("run store: status must be RUNNING, SUCCEEDED or FAILED");
-  }
-  for (std::size_t i = 0; i < run.events.size(); ++i) {
-    if (run.events[i].id != static_cast<std::int64_t>(i) + 1) {
-      return Error::InvalidArgument("run store: run event ids must count 1, 2, 3...");
-    }
-  }
-  for (std::size_t i = 1; i < run.trace.size(); ++i) {
-    if (run.trace[i].seq <= run.trace[i - 1].seq) {
-      return Error::InvalidArgument("run store: trace event seq must increase");
-    }
-  }
-  return OkStatus();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::Open(const std::string& url_or_path,
