@@ -8,6 +8,7 @@
 
 #include "store/postgres_db.h"
 #include "store/postgres_run_rows.h"
+#include "store/run_rows.h"
 #include "store/postgres_run_store.h"
 
 namespace diagd::store {
@@ -112,13 +113,7 @@ Result<app::RunPage> PostgresRunStore::ListRunPage(const app::RunQuery& query) {
         return ReadSummaries(*rows);
       });
   if (!runs) return runs.error();
-  app::RunPage page;
-  page.runs = std::move(*runs);
-  if (page.runs.size() > static_cast<std::size_t>(query.limit)) {
-    page.runs.resize(static_cast<std::size_t>(query.limit));
-    page.next = app::RunCursor{page.runs.back().created_at, page.runs.back().run_id};
-  }
-  return page;
+  return PageOfRuns(std::move(*runs), query.limit);
 }
 
 Result<std::vector<app::RunSummary>> PostgresRunStore::ConversationRuns(

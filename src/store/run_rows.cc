@@ -256,6 +256,16 @@ Status ValidateRun(const app::RunRecord& run) {
   return OkStatus();
 }
 
+app::RunPage PageOfRuns(std::vector<app::RunSummary> runs, int limit) {
+  app::RunPage page;
+  page.runs = std::move(runs);
+  if (page.runs.size() > static_cast<std::size_t>(limit)) {
+    page.runs.resize(static_cast<std::size_t>(limit));
+    page.next = app::RunCursor{page.runs.back().created_at, page.runs.back().run_id};
+  }
+  return page;
+}
+
 Result<EncodedChildren> EncodeChildren(const app::RunRecord& run) {
   EncodedChildren encoded;
   encoded.step_ids.reserve(run.steps.size());

@@ -33,6 +33,10 @@ Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 // 2, 3..., a trace whose seq does not increase. INVALID_ARGUMENT.
 Status ValidateRun(const app::RunRecord& run);
 
+// A page of the run list from the `limit` + 1 rows its query read (one
+// more than the page: is there a next one?), with the cursor after it.
+app::RunPage PageOfRuns(std::vector<app::RunSummary> runs, int limit);
+
 // Inserts the run's row (or, with `replace`, inserts or replaces it), then
 // replaces its steps and trace. FAILED_PRECONDITION when inserting a run
 // that exists.

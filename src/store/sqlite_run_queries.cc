@@ -101,13 +101,7 @@ Result<app::RunPage> SqliteRunStore::ListRunPage(const app::RunQuery& query) {
       .Bind(7, static_cast<std::int64_t>(query.limit) + 1);  // one more: is there a next page?
   Result<std::vector<app::RunSummary>> runs = ReadSummaries(*stmt);
   if (!runs) return runs.error();
-  app::RunPage page;
-  page.runs = std::move(*runs);
-  if (page.runs.size() > static_cast<std::size_t>(query.limit)) {
-    page.runs.resize(static_cast<std::size_t>(query.limit));
-    page.next = app::RunCursor{page.runs.back().created_at, page.runs.back().run_id};
-  }
-  return page;
+  return PageOfRuns(std::move(*runs), query.limit);
 }
 
 Result<std::vector<app::RunSummary>> SqliteRunStore::ConversationRuns(

@@ -217,6 +217,11 @@ std::vector<std::string> NamingTerms(const CaseFile& file) {
   return terms;
 }
 
+bool NamesAny(const std::string& text, const std::vector<std::string>& terms) {
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const std::string& term) { return ContainsFold(text, term); });
+}
+
 std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::string& service) {
   if (service.empty()) return std::nullopt;
   for (std::size_t p = file.chain.size(); p-- > 0;) {
@@ -270,20 +275,12 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       // A configuration push says what it changed in its key.
       std::string key = CellText(row, roles.key);
       std::string content = summary + "\n" + key;
-      bool describes = std::any_of(terms.begin(), terms.end(), [&](const std::string& term) {
-                         return ContainsFold(content, term);
-                       }) ||
-                       std::any_of(mechanism.begin(), mechanism.end(), [&](const std::string& term) {
-                         return ContainsFold(key, term);
-                       });
+      bool describes = NamesAny(content, terms) || NamesAny(key, mechanism);
       auto position = ChainPositionOf(file, service);
+      // On a service outside the chain it must name one thing the errors name.
+      if (!position && !NamesAny(content, naming)) describes = false;
       // Or the runbook names what to look for, a release of the failing
       // service, and this row is one.
-      if (!position && std::none_of(naming.begin(), naming.end(), [&](const std::string& term) {
-            return ContainsFold(content, term);
-          })) {
-        describes = false;
-      }
       bool named_release = release_named && position && !CellText(row, roles.version).empty();
       if ((!describes && !named_release) || DeclaresItselfHarmless(summary)) continue;
       int score = 6;
