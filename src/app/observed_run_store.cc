@@ -87,6 +87,10 @@ Status ObservedRunStore::FinishRun(const RunRecord& run) {
 Status ObservedRunStore::AbandonRun(const AbandonedRun& run) {
   return Observe([&] { return store_->AbandonRun(run); });
 }
+Status ObservedRunStore::AppendEvents(const std::string& run_id,
+                                      const std::vector<RunEvent>& events) {
+  return Observe([&] { return store_->AppendEvents(run_id, events); });
+}
 Status ObservedRunStore::RenewLeases(const std::string& instance_id, WallTime until) {
   return Observe([&] { return store_->RenewLeases(instance_id, until); });
 }

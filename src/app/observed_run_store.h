@@ -50,6 +50,7 @@ class ObservedRunStore final : public RunStore {
   Status CreateRun(const RunRecord& run) override;
   Status FinishRun(const RunRecord& run) override;
   Status AbandonRun(const AbandonedRun& run) override;
+  Status AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events) override;
   Status RenewLeases(const std::string& instance_id, WallTime until) override;
   Result<std::vector<std::string>> ReclaimLostRuns(const LostRunSweep& sweep) override;
   Result<std::optional<RunRecord>> GetRun(const std::string& run_id) override;

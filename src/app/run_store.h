@@ -153,18 +153,24 @@ class RunStore {
   // RUNNING (it finished meanwhile: its own record stands); NOT_FOUND when
   // there is no such run.
   virtual Status AbandonRun(const AbandonedRun& run) = 0;
+  // Stores events of a run while it is RUNNING, for the instances that
+  // stream it live (CONTRACT.md 12.5); an event already stored is left as
+  // it is. FAILED_PRECONDITION when the run is not stored yet or no longer
+  // RUNNING (its record, or its lost stream, is the one that stands).
+  virtual Status AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events) = 0;
   // Extends to `until` the lease of every RUNNING run of `instance_id`.
   virtual Status RenewLeases(const std::string& instance_id, WallTime until) = 0;
   // Ends as FAILED, failure_reason INSTANCE_LOST, every RUNNING run that
-  // `sweep` finds lost, with the stream `run`, `error` (INSTANCE_LOST),
-  // `done`; returns their ids. Runs of the sweeping instance are lost only
+  // `sweep` finds lost, its stream the events stored so far (`run` when
+  // there were none) then `error` (INSTANCE_LOST) and `done`, numbered on;
+  // returns their ids. Runs of the sweeping instance are lost only
   // by `started_at`, never by their lease (its own runs are in its hands).
   virtual Result<std::vector<std::string>> ReclaimLostRuns(const LostRunSweep& sweep) = 0;
   // NOT found is an empty optional, not an error. The record comes without
   // its events (RunEvents reads them).
   virtual Result<std::optional<RunRecord>> GetRun(const std::string& run_id) = 0;
   // The run's stored events with an id above `after_id`, in order (none for
-  // an unknown run, or one still running).
+  // an unknown run; for a running one, those AppendEvents stored).
   virtual Result<std::vector<RunEvent>> RunEvents(const std::string& run_id,
                                                   std::int64_t after_id) = 0;
   // Newest first; 1 <= limit <= 200.

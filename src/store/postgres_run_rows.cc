@@ -105,16 +105,6 @@ Status InsertRows(PgConn& conn, std::string_view table_and_columns, int columns,
   return OkStatus();
 }
 
-Status InsertEvents(PgConn& conn, const std::string& run_id,
-                    const std::vector<app::RunEvent>& events) {
-  return InsertRows(
-      conn, "run_event (run_id, id, name, data)", 4, events.size(),
-      [&](std::size_t i, PgParams& p) {
-        p.Text(run_id).Int(events[i].id).Text(events[i].name).Text(events[i].data);
-      },
-      "write run events");
-}
-
 Status WriteChildren(PgConn& conn, const app::RunRecord& run, const EncodedChildren& encoded) {
   for (const char* sql : {"DELETE FROM agent_step WHERE run_id = $1",
                           "DELETE FROM diagnosis_trace_event WHERE run_id = $1",
@@ -149,7 +139,7 @@ Status WriteChildren(PgConn& conn, const app::RunRecord& run, const EncodedChild
       },
       "write run trace");
   if (!trace) return trace;
-  if (Status events = InsertEvents(conn, run.run_id, run.events); !events) return events;
+  if (Status events = InsertPgEvents(conn, run.run_id, run.events, false); !events) return events;
   return InsertRows(
       conn, "run_observation (run_id, tool_call_id, observation, stored_at)", 4,
       run.observations.size(),
@@ -209,13 +199,23 @@ Status WritePgRunRows(PgConn& conn, const app::RunRecord& run, const EncodedChil
   return WriteChildren(conn, run, encoded);
 }
 
+Status InsertPgEvents(PgConn& conn, const std::string& run_id,
+                      const std::vector<app::RunEvent>& events, bool keep_stored) {
+  return InsertRows(
+      conn, "run_event (run_id, id, name, data)", 4, events.size(),
+      [&](std::size_t i, PgParams& p) {
+        p.Text(run_id).Int(events[i].id).Text(events[i].name).Text(events[i].data);
+      },
+      "write run events", keep_stored ? " ON CONFLICT DO NOTHING" : "");
+}
+
 Status ReplacePgEvents(PgConn& conn, const std::string& run_id,
                        const std::vector<app::RunEvent>& events) {
   auto cleared =
       conn.Query("DELETE FROM run_event WHERE run_id = $1", PgParams().Text(run_id),
                  "replace run events");
   if (!cleared) return cleared.error();
-  return InsertEvents(conn, run_id, events);
+  return InsertPgEvents(conn, run_id, events, false);
 }
 
 Result<std::vector<app::RunEvent>> ReadPgEvents(PgConn& conn, const std::string& run_id,

@@ -23,6 +23,10 @@ namespace diagd::store {
 // observations. FAILED_PRECONDITION as SqliteRunStore.
 Status WritePgRunRows(PgConn& conn, const app::RunRecord& run, const EncodedChildren& encoded,
                       bool replace);
+// Inserts `events`; with `keep_stored`, an event whose id is stored
+// already is left as it is (a retried append), else it is an error.
+Status InsertPgEvents(PgConn& conn, const std::string& run_id,
+                      const std::vector<app::RunEvent>& events, bool keep_stored);
 // Deletes the run's events and inserts `events` in their place.
 Status ReplacePgEvents(PgConn& conn, const std::string& run_id,
                        const std::vector<app::RunEvent>& events);

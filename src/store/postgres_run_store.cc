@@ -11,6 +11,17 @@
 namespace diagd::store {
 namespace {
 
+// The check of CheckStillRunning, on the run's stored status, its row
+// locked until the write commits (a sweep ending it waits, or is waited for).
+Status RunStillRunning(PgConn& conn, const std::string& run_id, std::string_view what) {
+  auto rows = conn.Query("SELECT status FROM diagnosis_run WHERE run_id = $1 FOR UPDATE",
+                         PgParams().Text(run_id), "run status");
+  if (!rows) return rows.error();
+  std::optional<std::string> status;
+  if (rows->size() > 0) status = rows->Text(0, 0);
+  return CheckStillRunning(status, what);
+}
+
 // SQLSTATEs after which a write may simply run again: another transaction
 // won a lock race (two instances sweeping, appending to one conversation).
 bool Retryable(const std::string& sqlstate) {
@@ -126,12 +137,8 @@ Result<std::optional<app::RunRecord>> PostgresRunStore::GetRun(const std::string
 Status PostgresRunStore::AbandonRun(const app::AbandonedRun& run) {
   std::string finished = FormatRfc3339Millis(run.finished_at);
   return Write([&](PgConn& conn) -> Status {
-    auto status = conn.Query("SELECT status FROM diagnosis_run WHERE run_id = $1 FOR UPDATE",
-                             PgParams().Text(run.run_id), "abandon run");
-    if (!status) return status.error();
-    if (status->size() == 0) return Error::NotFound("run store: abandon run: no such run");
-    if (status->Text(0, 0) != "RUNNING") {
-      return Error::FailedPrecondition("run store: abandon run: the run is no longer running");
+    if (Status running = RunStillRunning(conn, run.run_id, "abandon run"); !running) {
+      return running;
     }
     auto update = conn.Query(
         "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
@@ -141,6 +148,17 @@ Status PostgresRunStore::AbandonRun(const app::AbandonedRun& run) {
         "abandon run");
     if (!update) return update.error();
     return ReplacePgEvents(conn, run.run_id, run.events);
+  });
+}
+
+Status PostgresRunStore::AppendEvents(const std::string& run_id,
+                                      const std::vector<app::RunEvent>& events) {
+  if (Status valid = ValidateEventSlice(events); !valid) return valid;
+  return Write([&](PgConn& conn) -> Status {
+    if (Status running = RunStillRunning(conn, run_id, "append run events"); !running) {
+      return running;
+    }
+    return InsertPgEvents(conn, run_id, events, /*keep_stored=*/true);
   });
 }
 
@@ -175,8 +193,10 @@ Result<std::vector<std::string>> PostgresRunStore::ReclaimLostRuns(
     if (!ended) return ended.error();
     for (int r = 0; r < ended->size(); ++r) {
       std::string run_id = ended->Text(r, 0);
-      if (Status events =
-              ReplacePgEvents(conn, run_id, LostRunEvents(run_id, ended->Text(r, 1)));
+      auto stored = ReadPgEvents(conn, run_id, 0);
+      if (!stored) return stored.error();
+      if (Status events = ReplacePgEvents(
+              conn, run_id, LostRunEvents(run_id, ended->Text(r, 1), std::move(*stored)));
           !events) {
         return events;
       }

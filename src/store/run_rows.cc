@@ -101,9 +101,14 @@ Status ReplaceEvents(SqliteDb& db, const std::string& run_id,
 }
 
 std::vector<app::RunEvent> LostRunEvents(const std::string& run_id,
-                                         const std::string& conversation_id) {
-  json::JsonWriter run(128);
-  run.BeginObject().Key("run_id").String(run_id).Key("conversation_id").String(conversation_id);
+                                         const std::string& conversation_id,
+                                         std::vector<app::RunEvent> stored) {
+  std::vector<app::RunEvent> events = std::move(stored);
+  if (events.empty()) {
+    json::JsonWriter run(128);
+    run.BeginObject().Key("run_id").String(run_id).Key("conversation_id").String(conversation_id);
+    events.push_back({1, "run", run.EndObject().Take()});
+  }
   json::JsonWriter error(160);
   error.BeginObject()
       .Key("code")
@@ -111,7 +116,19 @@ std::vector<app::RunEvent> LostRunEvents(const std::string& run_id,
       .Key("message")
       .String("the diagd instance running this question stopped before it finished; ask again")
       .EndObject();
-  return {{1, "run", run.EndObject().Take()}, {2, "error", error.Take()}, {3, "done", "{}"}};
+  std::int64_t last = events.back().id;
+  events.push_back({last + 1, "error", error.Take()});
+  events.push_back({last + 2, "done", "{}"});
+  return events;
+}
+
+Status CheckStillRunning(const std::optional<std::string>& status, std::string_view what) {
+  if (!status) return Error::NotFound("run store: " + std::string(what) + ": no such run");
+  if (*status != "RUNNING") {
+    return Error::FailedPrecondition("run store: " + std::string(what) +
+                                     ": the run is no longer running");
+  }
+  return OkStatus();
 }
 
 Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
@@ -237,6 +254,16 @@ Status ReadTrace(SqliteDb& db, app::RunRecord& run) {
 }
 
 }  // namespace
+
+Status ValidateEventSlice(const std::vector<app::RunEvent>& events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    bool counts_on = i == 0 ? events[i].id >= 1 : events[i].id == events[i - 1].id + 1;
+    if (!counts_on) {
+      return Error::InvalidArgument("run store: appended run event ids must count on by one");
+    }
+  }
+  return OkStatus();
+}
 
 Status ValidateRun(const app::RunRecord& run) {
   if (run.run_id.empty()) return Error::InvalidArgument("run store: the run id is empty");

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/run_store.h"
@@ -32,6 +33,8 @@ Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 // other than RUNNING, SUCCEEDED or FAILED, event ids that do not count 1,
 // 2, 3..., a trace whose seq does not increase. INVALID_ARGUMENT.
 Status ValidateRun(const app::RunRecord& run);
+// The events of one AppendEvents: ids from 1 up, each one more than the last.
+Status ValidateEventSlice(const std::vector<app::RunEvent>& events);
 
 // A page of the run list from the `limit` + 1 rows its query read (one
 // more than the page: is there a next one?), with the cursor after it.
@@ -49,9 +52,18 @@ Status WriteEvents(SqliteDb& db, const std::string& run_id,
 // Deletes the run's events and inserts `events` in their place.
 Status ReplaceEvents(SqliteDb& db, const std::string& run_id,
                      const std::vector<app::RunEvent>& events);
-// The stream of a run ended as lost: `run`, `error` (INSTANCE_LOST), `done`.
+// The stream of a run ended as lost: the events stored while it ran
+// (`stored`, in order; `run` when there are none), then `error`
+// (INSTANCE_LOST) and `done` numbered on, so that a client that saw some of
+// them resumes with its Last-Event-ID and sees the end.
 std::vector<app::RunEvent> LostRunEvents(const std::string& run_id,
-                                         const std::string& conversation_id);
+                                         const std::string& conversation_id,
+                                         std::vector<app::RunEvent> stored);
+// Whether a run whose stored status is `status` (empty: no such run) may
+// still be changed by `what` ("abandon run", "append run events"): OK only
+// while it is RUNNING; NOT_FOUND, else FAILED_PRECONDITION. Both stores ask
+// it inside the write's transaction.
+Status CheckStillRunning(const std::optional<std::string>& status, std::string_view what);
 // The run's events with an id above `after_id`, in order.
 Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& run_id,
                                               std::int64_t after_id);

@@ -14,6 +14,18 @@
 namespace diagd::store {
 namespace {
 
+// The check of CheckStillRunning, on the run's stored status.
+Status RunStillRunning(SqliteDb& db, const std::string& run_id, std::string_view what) {
+  auto stmt = db.Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "run status");
+  if (!stmt) return stmt.error();
+  stmt->Bind(1, run_id);
+  Result<bool> row = stmt->Step();
+  if (!row) return row.error();
+  std::optional<std::string> status;
+  if (*row) status = stmt->Text(0);
+  return CheckStillRunning(status, what);
+}
+
 constexpr std::string_view kScheme = "sqlite:";
 constexpr const char* kMemory = ":memory:";
 
@@ -160,17 +172,7 @@ Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& 
 Status SqliteRunStore::AbandonRun(const app::AbandonedRun& run) {
   std::string finished = FormatRfc3339Millis(run.finished_at);
   return Write([&](SqliteDb& db) -> Status {
-    {
-      auto status = db.Prepare("SELECT status FROM diagnosis_run WHERE run_id = ?1", "abandon run");
-      if (!status) return status.error();
-      status->Bind(1, run.run_id);
-      Result<bool> row = status->Step();
-      if (!row) return row.error();
-      if (!*row) return Error::NotFound("run store: abandon run: no such run");
-      if (status->Text(0) != "RUNNING") {
-        return Error::FailedPrecondition("run store: abandon run: the run is no longer running");
-      }
-    }
+    if (Status running = RunStillRunning(db, run.run_id, "abandon run"); !running) return running;
     auto update = db.Prepare(
         "UPDATE diagnosis_run SET status = 'FAILED', internal_status = 'FAILED', "
         "failure_reason = ?2, finished_at = ?3, route = CASE WHEN ?4 = '' THEN route ELSE ?4 END "
@@ -180,6 +182,26 @@ Status SqliteRunStore::AbandonRun(const app::AbandonedRun& run) {
     update->Bind(1, run.run_id).Bind(2, run.reason).Bind(3, finished).Bind(4, run.route);
     if (Status written = update->Run(); !written) return written;
     return ReplaceEvents(db, run.run_id, run.events);
+  });
+}
+
+Status SqliteRunStore::AppendEvents(const std::string& run_id,
+                                    const std::vector<app::RunEvent>& events) {
+  if (Status valid = ValidateEventSlice(events); !valid) return valid;
+  return Write([&](SqliteDb& db) -> Status {
+    if (Status running = RunStillRunning(db, run_id, "append run events"); !running) {
+      return running;
+    }
+    for (const app::RunEvent& event : events) {
+      auto insert = db.Prepare(
+          "INSERT INTO run_event (run_id, id, name, data) VALUES (?1, ?2, ?3, ?4) "
+          "ON CONFLICT DO NOTHING",
+          "append run events");
+      if (!insert) return insert.error();
+      insert->Bind(1, run_id).Bind(2, event.id).Bind(3, event.name).Bind(4, event.data);
+      if (Status written = insert->Run(); !written) return written;
+    }
+    return OkStatus();
   });
 }
 
@@ -223,7 +245,10 @@ Result<std::vector<std::string>> SqliteRunStore::ReclaimLostRuns(const app::Lost
           "end lost run");
       if (!end) return end.error();
       if (Status ended = end->Bind(1, run_id).Bind(2, now).Run(); !ended) return ended;
-      if (Status events = ReplaceEvents(db, run_id, LostRunEvents(run_id, conversation_id));
+      auto stored = ReadEvents(db, run_id, 0);
+      if (!stored) return stored.error();
+      if (Status events = ReplaceEvents(
+              db, run_id, LostRunEvents(run_id, conversation_id, std::move(*stored)));
           !events) {
         return events;
       }

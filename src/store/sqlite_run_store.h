@@ -52,6 +52,8 @@ class SqliteRunStore final : public app::RunStore {
   // Inserts the run when CreateRun never stored it.
   Status FinishRun(const app::RunRecord& run) override;
   Status AbandonRun(const app::AbandonedRun& run) override;
+  Status AppendEvents(const std::string& run_id,
+                      const std::vector<app::RunEvent>& events) override;
   Status RenewLeases(const std::string& instance_id, WallTime until) override;
   Result<std::vector<std::string>> ReclaimLostRuns(const app::LostRunSweep& sweep) override;
   Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;

@@ -26,6 +26,7 @@ enum class Op {
   kCreate,
   kFinish,
   kAbandon,
+  kAppendEvents,
   kRenew,
   kReclaim,
   kGet,
@@ -76,6 +77,9 @@ class ScriptedRunStore final : public RunStore {
   Status CreateRun(const RunRecord&) override { return Outcome(Op::kCreate); }
   Status FinishRun(const RunRecord&) override { return Outcome(Op::kFinish); }
   Status AbandonRun(const AbandonedRun&) override { return Outcome(Op::kAbandon); }
+  Status AppendEvents(const std::string&, const std::vector<RunEvent>&) override {
+    return Outcome(Op::kAppendEvents);
+  }
   Status RenewLeases(const std::string&, WallTime) override { return Outcome(Op::kRenew); }
   Result<std::vector<std::string>> ReclaimLostRuns(const LostRunSweep&) override {
     return ValueOr(Op::kReclaim, std::vector<std::string>{"lost-1"});
@@ -298,6 +302,7 @@ TEST_F(ObservedRunStoreTest, EveryCallPassesItsOutcomeThrough) {
   EXPECT_TRUE(store_->CreateRun({}));
   EXPECT_TRUE(store_->FinishRun({}));
   EXPECT_TRUE(store_->AbandonRun({}));
+  EXPECT_TRUE(store_->AppendEvents("r", {}));
   EXPECT_TRUE(store_->RenewLeases("host-a", Start()));
   EXPECT_EQ(*store_->ReclaimLostRuns({}), std::vector<std::string>{"lost-1"});
   EXPECT_EQ((*store_->GetRun("r"))->run_id, "r");
@@ -305,7 +310,7 @@ TEST_F(ObservedRunStoreTest, EveryCallPassesItsOutcomeThrough) {
   EXPECT_EQ(store_->ListRuns(3)->size(), 3u);
   EXPECT_TRUE(store_->AppendTurn("c", {}));
   EXPECT_EQ(store_->RecentTurns("c", 2)->size(), 2u);
-  EXPECT_EQ(fake_->calls(), 10);
+  EXPECT_EQ(fake_->calls(), 11);
   EXPECT_EQ(store_->health().state, State::kOk);
 }
 
@@ -315,10 +320,11 @@ TEST_F(ObservedRunStoreTest, EveryCallIsWatchedAndItsErrorPassedBackUnchanged) {
     EXPECT_EQ(outcome.error().code, ErrorCode::kUnavailable);
     EXPECT_EQ(outcome.error().message, "down");
   };
-  for (int i = 0; i < 10; ++i) fake_->Fail(Error::Unavailable("down"));
+  for (int i = 0; i < 11; ++i) fake_->Fail(Error::Unavailable("down"));
   check(store_->CreateRun({}));
   check(store_->FinishRun({}));
   check(store_->AbandonRun({}));
+  check(store_->AppendEvents("r", {}));
   check(store_->RenewLeases("host-a", Start()));
   check(store_->ReclaimLostRuns({}));
   check(store_->GetRun("r"));
@@ -326,7 +332,7 @@ TEST_F(ObservedRunStoreTest, EveryCallIsWatchedAndItsErrorPassedBackUnchanged) {
   check(store_->ListRuns(3));
   check(store_->AppendTurn("c", {}));
   check(store_->RecentTurns("c", 2));
-  EXPECT_EQ(store_->health().errors_total, 10);
+  EXPECT_EQ(store_->health().errors_total, 11);
 }
 
 // --- slow -------------------------------------------------------------------

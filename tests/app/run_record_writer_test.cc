@@ -76,6 +76,9 @@ class ScriptedFinishStore final : public RunStore {
 
   Status CreateRun(const RunRecord&) override { return Unused(); }
   Status AbandonRun(const AbandonedRun&) override { return Unused(); }
+  Status AppendEvents(const std::string&, const std::vector<RunEvent>&) override {
+    return Unused();
+  }
   Status RenewLeases(const std::string&, WallTime) override { return Unused(); }
   Result<std::vector<std::string>> ReclaimLostRuns(const LostRunSweep&) override {
     return Unused().error();

@@ -54,6 +54,10 @@ Status FaultyRunStore::FinishRun(const app::RunRecord& run) {
 Status FaultyRunStore::AbandonRun(const app::AbandonedRun& run) {
   DIAGD_FAULTY_CALL(StoreOp::kAbandon, AbandonRun(run));
 }
+Status FaultyRunStore::AppendEvents(const std::string& run_id,
+                                    const std::vector<app::RunEvent>& events) {
+  DIAGD_FAULTY_CALL(StoreOp::kAppendEvents, AppendEvents(run_id, events));
+}
 Status FaultyRunStore::RenewLeases(const std::string& instance_id, WallTime until) {
   DIAGD_FAULTY_CALL(StoreOp::kRenew, RenewLeases(instance_id, until));
 }

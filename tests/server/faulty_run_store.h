@@ -17,7 +17,7 @@
 
 namespace diagd::server::testing {
 
-enum class StoreOp { kCreate, kFinish, kAbandon, kRenew, kReclaim, kGet, kEvents, kList,
+enum class StoreOp { kCreate, kFinish, kAbandon, kAppendEvents, kRenew, kReclaim, kGet, kEvents, kList,
                      kAppendTurn, kRecentTurns };
 
 // The faults of one store, shared between the test and the store.
@@ -49,6 +49,8 @@ class FaultyRunStore final : public app::RunStore {
   Status CreateRun(const app::RunRecord& run) override;
   Status FinishRun(const app::RunRecord& run) override;
   Status AbandonRun(const app::AbandonedRun& run) override;
+  Status AppendEvents(const std::string& run_id,
+                      const std::vector<app::RunEvent>& events) override;
   Status RenewLeases(const std::string& instance_id, WallTime until) override;
   Result<std::vector<std::string>> ReclaimLostRuns(const app::LostRunSweep& sweep) override;
   Result<std::optional<app::RunRecord>> GetRun(const std::string& run_id) override;

@@ -280,6 +280,27 @@ TEST_P(RunLeasesTest, ALostRunsStreamIsRunErrorDone) {
   ASSERT_TRUE(done && done->is_object()) << (*events)[2].data;
 }
 
+TEST_P(RunLeasesTest, ALostRunsStreamGoesOnFromTheEventsStoredWhileItRan) {
+  // A client that saw them resumes after the last and sees the end.
+  ASSERT_TRUE(store_->CreateRun(LeasedRun("r", kThere, At(1'000))));
+  ASSERT_TRUE(store_->AppendEvents("r", {{1, "run", R"({"run_id":"r"})"},
+                                         {2, "route", R"({"route":"DIAGNOSIS"})"},
+                                         {3, "progress", R"({"index":1})"}}));
+  ASSERT_EQ(Reclaim(std::nullopt, At(2'000)).size(), 1u);
+
+  auto events = store_->RunEvents("r", 0);
+  ASSERT_TRUE(events) << events.error().ToString();
+  std::vector<std::string> names;
+  for (const auto& event : *events) names.push_back(std::to_string(event.id) + ":" + event.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"1:run", "2:route", "3:progress", "4:error",
+                                             "5:done"}));
+  EXPECT_EQ((*events)[2].data, R"({"index":1})");
+  EXPECT_NE((*events)[3].data.find("INSTANCE_LOST"), std::string::npos);
+  Status late = store_->AppendEvents("r", {{4, "progress", "{}"}});
+  ASSERT_FALSE(late) << "a lost run's stream has ended";
+  EXPECT_EQ(late.error().code, ErrorCode::kFailedPrecondition);
+}
+
 // --- A run the server ended is never finished afterwards --------------------
 
 TEST_P(RunLeasesTest, FinishingALostRunIsRefusedAndTheLostRecordStands) {

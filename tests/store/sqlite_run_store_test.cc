@@ -344,7 +344,7 @@ TEST_P(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
   ASSERT_TRUE(store_->CreateRun(run));
   auto none = store_->RunEvents("r", 0);
   ASSERT_TRUE(none);
-  EXPECT_TRUE(none->empty()) << "a running run has no stored events yet";
+  EXPECT_TRUE(none->empty()) << "a running run has only the events appended to it";
 
   run.status = "SUCCEEDED";
   run.internal_status = "COMPLETED";
@@ -361,6 +361,57 @@ TEST_P(RunEventsTest, AFinishedRunKeepsItsEventsForReplayAfterAnId) {
   auto unknown = store_->RunEvents("nope", 0);
   ASSERT_TRUE(unknown);
   EXPECT_TRUE(unknown->empty());
+}
+
+TEST_P(RunEventsTest, ARunningRunsAppendedEventsAreReplayedAndARetriedOneIsKeptAsItWas) {
+  ASSERT_TRUE(store_->CreateRun(RunningRun("r", At(0))));
+  std::vector<app::RunEvent> stream = Stream();
+  ASSERT_TRUE(store_->AppendEvents("r", {stream[0], stream[1]}));
+  auto two = store_->RunEvents("r", 0);
+  ASSERT_TRUE(two) << two.error().ToString();
+  EXPECT_EQ(Ids(*two), (std::vector<std::int64_t>{1, 2}));
+
+  app::RunEvent retried = stream[1];
+  retried.data = R"({"route":"KNOWLEDGE"})";
+  ASSERT_TRUE(store_->AppendEvents("r", {retried, stream[2]}));
+  auto three = store_->RunEvents("r", 1);
+  ASSERT_TRUE(three);
+  EXPECT_EQ(Ids(*three), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ((*three)[0].data, stream[1].data) << "the event stored first stands";
+
+  app::RunRecord finished = RunningRun("r", At(0));
+  finished.status = "SUCCEEDED";
+  finished.internal_status = "COMPLETED";
+  finished.events = stream;
+  ASSERT_TRUE(store_->FinishRun(finished));
+  EXPECT_EQ(Ids(*store_->RunEvents("r", 0)), (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+}
+
+TEST_P(RunEventsTest, EventsAreAppendedOnlyToARunThatIsStillRunning) {
+  Status unknown = store_->AppendEvents("nope", {{1, "run", "{}"}});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+
+  app::RunRecord run = RunningRun("r", At(0));
+  run.status = "SUCCEEDED";
+  run.internal_status = "COMPLETED";
+  run.events = Stream();
+  ASSERT_TRUE(store_->FinishRun(run));
+  Status late = store_->AppendEvents("r", {{6, "progress", "{}"}});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(Ids(*store_->RunEvents("r", 0)), (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+}
+
+TEST_P(RunEventsTest, AppendedEventIdsMustCountOnByOne) {
+  ASSERT_TRUE(store_->CreateRun(RunningRun("r", At(0))));
+  for (const auto& slice : std::vector<std::vector<app::RunEvent>>{
+           {{0, "run", "{}"}}, {{1, "run", "{}"}, {3, "route", "{}"}}}) {
+    Status appended = store_->AppendEvents("r", slice);
+    ASSERT_FALSE(appended);
+    EXPECT_EQ(appended.error().code, ErrorCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(store_->RunEvents("r", 0)->empty());
 }
 
 TEST_P(RunEventsTest, EventIdsMustCountFromOne) {
