@@ -5,6 +5,7 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 
@@ -161,6 +162,7 @@ struct Argv {
 
 RedisPoolOptions AtLeastOneConnection(RedisPoolOptions options) {
   if (options.max_connections == 0) options.max_connections = 1;
+  options.max_backoff = std::max(options.max_backoff, options.backoff);
   return options;
 }
 
@@ -397,7 +399,9 @@ Result<std::optional<RedisReply>> RedisConnection::BufferedReply() {
 }
 
 RedisPool::RedisPool(RedisEndpoint endpoint, RedisPoolOptions options)
-    : endpoint_(std::move(endpoint)), options_(AtLeastOneConnection(options)) {}
+    : endpoint_(std::move(endpoint)),
+      options_(AtLeastOneConnection(options)),
+      next_backoff_(options_.backoff) {}
 
 RedisPool::~RedisPool() = default;
 
@@ -421,7 +425,13 @@ void RedisPool::GiveBack(std::unique_ptr<RedisConnection> connection) {
 
 void RedisPool::NoteFailure() {
   std::lock_guard lock(mu_);
-  down_until_ = std::chrono::steady_clock::now() + options_.backoff;
+  down_until_ = std::chrono::steady_clock::now() + next_backoff_;
+  next_backoff_ = std::min(next_backoff_ * 2, options_.max_backoff);
+}
+
+void RedisPool::NoteSuccess() {
+  std::lock_guard lock(mu_);
+  next_backoff_ = options_.backoff;
 }
 
 Result<RedisPool::Lease> RedisPool::Borrow() {
@@ -471,7 +481,11 @@ Result<T> RedisPool::WithRetry(F&& call) {
     }
     result = call(**lease);
   }
-  if (!result && !(*lease)->connected()) NoteFailure();
+  if (!result && !(*lease)->connected()) {
+    NoteFailure();
+  } else if (result) {
+    NoteSuccess();
+  }
   return result;
 }
 

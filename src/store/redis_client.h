@@ -117,8 +117,10 @@ struct RedisPoolOptions {
   std::size_t max_connections = 4;
   // After a failure to reach Redis, calls fail at once (no dial) for this
   // long, so a run whose Redis is down pays one connect timeout, not one
-  // per call.
+  // per call. Each failure in a row doubles it, up to `max_backoff`; a
+  // success starts again from `backoff`.
   std::chrono::milliseconds backoff{1000};
+  std::chrono::milliseconds max_backoff{8000};
 };
 
 // A few connections to one Redis, lent to one caller at a time. A caller
@@ -166,6 +168,7 @@ class RedisPool {
  private:
   void GiveBack(std::unique_ptr<RedisConnection> connection);
   void NoteFailure();
+  void NoteSuccess();
   template <typename T, typename F>
   Result<T> WithRetry(F&& call);
 
@@ -176,6 +179,7 @@ class RedisPool {
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
   std::size_t lent_ = 0;                                // guarded by mu_
   std::chrono::steady_clock::time_point down_until_{};  // guarded by mu_
+  std::chrono::milliseconds next_backoff_;              // guarded by mu_
 };
 
 }  // namespace diagd::store
