@@ -110,7 +110,7 @@ struct ServerConfig {
 struct StorageConfig {
   // "sqlite:/abs/path" (absolute after loading) or "postgresql://...".
   std::string runs = "sqlite:data/diagd.db";
-  // "memory:" or "redis://host[:port][/db]".
+  // "memory:" or "redis://[[user]:password@]host[:port][/db]".
   std::string canonical = "memory:";
   int canonical_ttl_seconds = 3600;
   // CONTRACT.md 12.4: how long the model observations of a run's tool calls

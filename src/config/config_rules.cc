@@ -1,5 +1,6 @@
 #include "config/config_rules.h"
 
+#include <cctype>
 #include <cstddef>
 
 #include "config/config.h"
@@ -157,8 +158,24 @@ Problem CheckRunsUrl(std::string_view value) {
 
 Problem CheckCanonicalUrl(std::string_view value) {
   if (value == "memory:") return std::nullopt;
-  if (StartsWith(value, "redis://")) {
+  // The grammar of store/redis_client.h's ParseRedisUrl, which opens it.
+  if (StartsWith(value, "redis://") && !HasControlOrSpace(value) &&
+      value.find_first_of("?#") == std::string_view::npos) {
     std::string_view rest = value.substr(8);
+    bool userinfo_ok = true;
+    // The last '@' ends the user info: a password may hold '@' and '/'.
+    if (std::size_t at = rest.rfind('@'); at != std::string_view::npos) {
+      std::string_view userinfo = rest.substr(0, at);
+      std::size_t colon = userinfo.find(':');
+      userinfo_ok = colon != std::string_view::npos && colon + 1 < userinfo.size();
+      for (std::size_t i = 0; i < userinfo.size(); ++i) {
+        if (userinfo[i] != '%') continue;
+        userinfo_ok = userinfo_ok && i + 2 < userinfo.size() &&
+                      std::isxdigit(static_cast<unsigned char>(userinfo[i + 1])) &&
+                      std::isxdigit(static_cast<unsigned char>(userinfo[i + 2]));
+      }
+      rest = rest.substr(at + 1);
+    }
     std::size_t slash = rest.find('/');
     bool db_ok = true;
     if (slash != std::string_view::npos) {
@@ -166,9 +183,9 @@ Problem CheckCanonicalUrl(std::string_view value) {
       db_ok = !db.empty() && db.size() <= 4;
       for (char c : db) db_ok = db_ok && c >= '0' && c <= '9';
     }
-    if (db_ok && SplitHostPort(rest.substr(0, slash))) return std::nullopt;
+    if (userinfo_ok && db_ok && SplitHostPort(rest.substr(0, slash))) return std::nullopt;
   }
-  return "expected memory: or redis://host[:port][/db]" + Got(value);
+  return "expected memory: or redis://[[user]:password@]host[:port][/db]" + Got(value);
 }
 
 Problem CheckDatasourceUrl(std::string_view value) {

@@ -26,7 +26,8 @@ Problem CheckHttpUrl(std::string_view value);
 Problem CheckOptionalHttpUrl(std::string_view value);
 // storage.runs: sqlite:PATH, postgresql://... or postgres://...
 Problem CheckRunsUrl(std::string_view value);
-// storage.canonical: memory: or redis://host[:port][/db].
+// storage.canonical: memory: or redis://[[user]:password@]host[:port][/db]
+// (db 0 to 9999; user and password percent-encoded where they must be).
 Problem CheckCanonicalUrl(std::string_view value);
 // A datasource url: sqlite:PATH or mysql://user[:pass]@host[:port]/db.
 Problem CheckDatasourceUrl(std::string_view value);

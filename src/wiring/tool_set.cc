@@ -1,5 +1,6 @@
 #include "wiring/tool_set.h"
 
+#include "store/fallback_canonical_store.h"
 #include "tools/documents/http_documents_adapter.h"
 #include "tools/documents/local_documents_adapter.h"
 #include "tools/logs/local_logs_adapter.h"
@@ -39,13 +40,16 @@ Result<std::unique_ptr<tools::ToolAdapter>> OpenDocuments(const config::Config& 
 Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const Clock& clock) {
   auto set = std::make_unique<ToolSet>();
 
-  if (config.storage.canonical != "memory:") {
-    // Redis arrives with the multi-instance issue; until then say so plainly.
-    return Error::InvalidArgument(
-        "storage.canonical: only \"memory:\" is available in this build (redis:// is not yet)");
+  std::chrono::seconds canonical_ttl(config.storage.canonical_ttl_seconds);
+  if (config.storage.canonical == "memory:") {
+    set->canonical_store = std::make_unique<tools::MemoryCanonicalStore>(canonical_ttl, clock);
+  } else {
+    // The instance's own records in memory, mirrored to Redis for the
+    // others. Redis is dialled on first use: it need not be up to start.
+    auto shared = store::OpenRedisCanonicalStore(config.storage.canonical, canonical_ttl, clock);
+    if (!shared) return KeyError("storage.canonical", shared.error());
+    set->canonical_store = std::move(*shared);
   }
-  set->canonical_store = std::make_unique<tools::MemoryCanonicalStore>(
-      std::chrono::seconds(config.storage.canonical_ttl_seconds), clock);
 
   auto documents = OpenDocuments(config, clock);
   if (!documents) return documents.error();

@@ -182,10 +182,10 @@ TEST(Config, RejectsRunsStoreThatIsNotSqliteOrPostgres) {
 
 TEST(Config, RejectsCanonicalStoreThatIsNotMemoryOrRedis) {
   for (const char* url : {"memory", "redis://", "redis://host:0", "redis://host:6379/x",
-                          "redis://host/", "memcached://host"}) {
+                          "redis://host/", "redis://user@host", "memcached://host"}) {
     EXPECT_THAT(ErrorOf(std::string("[storage]\ncanonical = \"") + url + "\"\n"),
                 HasSubstr("diagd.toml:2: storage.canonical: expected memory: or "
-                          "redis://host[:port][/db]"))
+                          "redis://[[user]:password@]host[:port][/db]"))
         << url;
   }
 }
@@ -323,7 +323,7 @@ TEST(Config, NeverEchoesAUrlPassword) {
   for (const char* text : {
            "[model]\nbase_url = \"ftp://user:hunter2@llm/v1\"\n",
            "[storage]\nruns = \"mysql://user:hunter2@db/runs\"\n",
-           "[storage]\ncanonical = \"redis://user:hunter2@cache:6379/0\"\n",
+           "[storage]\ncanonical = \"redis://user:hunter2@cache:0/0\"\n",
            "[tools.mysql.datasources.orders]\nurl = \"mysql://user:hunter2@db:3306\"\n",
            "[tools.mysql.datasources.orders]\nurl = \"mysql://user:hun@ter2@db\"\n",
        }) {

@@ -37,8 +37,18 @@ TEST(ConfigRules, RunsUrlAcceptsSqliteAndPostgres) {
 
 TEST(ConfigRules, CanonicalUrlAcceptsMemoryAndRedis) {
   for (const char* url : {"memory:", "redis://cache", "redis://cache:6379", "redis://cache:6379/0",
-                          "redis://[::1]:6379/15", "redis://10.0.0.1/3"}) {
+                          "redis://[::1]:6379/15", "redis://10.0.0.1/3", "redis://:pw@cache",
+                          "redis://user:pw@cache:6379/2", "redis://u:p@ss/w@cache/1",
+                          "redis://u:a%40b@cache"}) {
     EXPECT_FALSE(CheckCanonicalUrl(url).has_value()) << url;
+  }
+}
+
+TEST(ConfigRules, CanonicalUrlRefusesWhatTheRedisClientRefuses) {
+  for (const char* url : {"redis://", "redis://user@cache", "redis://user:@cache",
+                          "redis://:pw@", "redis://u:a%4@cache", "redis://cache?db=1",
+                          "redis://cache/10000", "rediss://cache"}) {
+    EXPECT_TRUE(CheckCanonicalUrl(url).has_value()) << url;
   }
 }
 

@@ -117,11 +117,28 @@ TEST_F(ToolSetTest, AMissingFolderIsAnErrorNamingTheKey) {
   EXPECT_EQ(set.error().message.rfind("tools.logs.path: ", 0), 0u) << set.error().message;
 }
 
-TEST_F(ToolSetTest, ACanonicalStoreThisBuildLacksIsAClearError) {
-  config_.storage.canonical = "redis://127.0.0.1:6379/0";
+TEST_F(ToolSetTest, ARedisCanonicalStoreOpensAndWorksWhileRedisIsDown) {
+  // Nothing listens on port 1: the store must open anyway (Redis is dialled
+  // on first use) and keep the instance's own records in memory.
+  config_.storage.canonical = "redis://:secret@127.0.0.1:1/0";
+  auto set = OpenToolSet(config_, clock_);
+  ASSERT_TRUE(set.has_value()) << set.error().message;
+  EXPECT_EQ(dynamic_cast<tools::MemoryCanonicalStore*>((*set)->canonical_store.get()), nullptr);
+  tools::CanonicalRecord record;
+  record.run_id = "run-1";
+  record.tool_call_id = "c1";
+  ASSERT_TRUE((*set)->canonical_store->Put(record)) << "a Redis failure does not fail the put";
+  auto got = (*set)->canonical_store->Get("run-1", "c1");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->has_value());
+}
+
+TEST_F(ToolSetTest, ABadRedisUrlIsAnErrorNamingTheKey) {
+  config_.storage.canonical = "redis://user@cache:6379/0";
   auto set = OpenToolSet(config_, clock_);
   ASSERT_FALSE(set.has_value());
-  EXPECT_NE(set.error().message.find("storage.canonical"), std::string::npos);
+  EXPECT_EQ(set.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(set.error().message.rfind("storage.canonical: ", 0), 0u) << set.error().message;
 }
 
 }  // namespace
