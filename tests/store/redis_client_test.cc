@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -237,6 +239,25 @@ TEST(RedisPool, AnIdleConnectionToARestartedRedisIsRedialledOnItsNextUse) {
   auto reply = pool.Command({"PING"});
   EXPECT_TRUE(reply) << "the stale connection is retried once on a fresh one: "
                      << (reply ? "" : reply.error().ToString());
+}
+
+TEST(RedisConnection, ARedisThatStopsAnsweringIsATimeoutNotAHang) {
+  auto started = testing::RedisServer::Start();
+  if (!started && started.error().code == ErrorCode::kFailedPrecondition) {
+    GTEST_SKIP() << started.error().message;
+  }
+  ASSERT_TRUE(started) << started.error().ToString();
+  auto& server = **started;
+  RedisConnection connection(Endpoint(server.Url()), {.command = 300ms});
+  ASSERT_TRUE(connection.Command({"PING"}));
+  ASSERT_EQ(kill(server.pid(), SIGSTOP), 0);  // the socket stays open; nothing answers
+  auto silent = connection.Command({"PING"});
+  kill(server.pid(), SIGCONT);
+  ASSERT_FALSE(silent);
+  EXPECT_EQ(silent.error().code, ErrorCode::kUnavailable);
+  EXPECT_THAT(silent.error().message, HasSubstr("no answer within 300 ms"));
+  EXPECT_FALSE(connection.connected()) << "a late reply must not be read as the next one's";
+  EXPECT_TRUE(connection.Command({"PING"})) << "dialled again on the next use";
 }
 
 TEST(RedisPool, ConcurrentCallersShareAFewConnections) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -181,6 +183,23 @@ TEST_F(RedisRunBusTest, TheStateFollowsRedisAndEachReconnectionIsANewGeneration)
   EXPECT_THAT(heard.states(), ElementsAre(true, false, true));
   EXPECT_TRUE(Eventually([&] { return bus->PublishCancel("r1").has_value(); }));
   EXPECT_TRUE(Eventually([&] { return heard.cancels().size() == 1; }));
+}
+
+TEST_F(RedisRunBusTest, ARedisThatFallsSilentIsNoticedByItsUnansweredPing) {
+  Recorder heard;
+  RedisRunBusOptions options = Quick();
+  options.ping_interval = 200ms;
+  options.timeouts.command = 500ms;
+  RedisRunBus bus(Endpoint(server_->Url()), options);
+  bus.Start(heard.Listener());
+  ASSERT_TRUE(Eventually([&] { return bus.up(); }));
+  ASSERT_EQ(kill(server_->pid(), SIGSTOP), 0);  // connections stay open; nothing answers
+  bool noticed = Eventually([&] { return !bus.up(); });
+  kill(server_->pid(), SIGCONT);
+  EXPECT_TRUE(noticed);
+  ASSERT_TRUE(Eventually([&] { return bus.up() && bus.generation() >= 2; }));
+  EXPECT_EQ(heard.states().front(), true);
+  EXPECT_EQ(heard.states().back(), true);
 }
 
 TEST_F(RedisRunBusTest, EventsPublishedWhileRedisIsDownAreLostWithoutBlockingThePublisher) {
