@@ -415,12 +415,10 @@ RedisPool::Lease::~Lease() {
 }
 
 void RedisPool::GiveBack(std::unique_ptr<RedisConnection> connection) {
-  {
-    std::lock_guard lock(mu_);
-    --lent_;
-    idle_.push_back(std::move(connection));
-  }
-  returned_.notify_one();
+  std::lock_guard lock(mu_);
+  --lent_;
+  idle_.push_back(std::move(connection));
+  returned_.NotifyAll();
 }
 
 void RedisPool::NoteFailure() {
@@ -442,13 +440,9 @@ Result<RedisPool::Lease> RedisPool::Borrow() {
       return Error::Unavailable("redis " + endpoint_.Describe() +
                                 ": unreachable a moment ago; not tried again yet");
     };
+    while (idle_.empty() && lent_ >= options_.max_connections) returned_.Wait(lock);
+    // Checked after the wait too: the lender may have just found Redis away.
     if (std::chrono::steady_clock::now() < down_until_) return unavailable();
-    bool free = returned_.wait_for(lock, options_.timeouts.command, [&] {
-      return !idle_.empty() || lent_ < options_.max_connections;
-    });
-    if (!free) {
-      return Error::Unavailable("redis " + endpoint_.Describe() + ": every connection is busy");
-    }
     if (!idle_.empty()) {
       connection = std::move(idle_.back());
       idle_.pop_back();

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -21,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fiber.h"
 #include "core/result.h"
 
 struct redisContext;  // hiredis
@@ -124,8 +124,12 @@ struct RedisPoolOptions {
 };
 
 // A few connections to one Redis, lent to one caller at a time. A caller
-// waits (at most the command timeout) while all are lent. A connection that
-// failed is closed and dialled again by the next borrower.
+// waits while all are lent (parked when it runs on a fiber: core::Condition);
+// a lender holds one for at most a dial and a command or two, each bounded
+// by its timeout. A connection that failed is closed and dialled again by
+// the next borrower. The I/O itself blocks the calling thread: a Redis
+// command takes well under a millisecond, and a Redis that is away costs
+// one dial per back-off.
 class RedisPool {
  public:
   RedisPool(RedisEndpoint endpoint, RedisPoolOptions options);
@@ -152,7 +156,7 @@ class RedisPool {
   };
 
   // A connected connection, or UNAVAILABLE: Redis cannot be reached (or
-  // could not a moment ago: the back-off), or every connection stayed lent.
+  // could not a moment ago: the back-off).
   Result<Lease> Borrow();
 
   // The command or pipeline on a borrowed connection. A connection that had
@@ -175,7 +179,7 @@ class RedisPool {
   const RedisEndpoint endpoint_;
   const RedisPoolOptions options_;
   std::mutex mu_;
-  std::condition_variable returned_;
+  core::Condition returned_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
   std::size_t lent_ = 0;                                // guarded by mu_
   std::chrono::steady_clock::time_point down_until_{};  // guarded by mu_
