@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "server/server_impl.h"
+#include "server/shared_run_events.h"
 
 namespace diagd::server {
 namespace {
@@ -13,18 +14,26 @@ namespace {
 class LiveRunWatcher final : public app::ChatObserver {
  public:
   LiveRunWatcher(Server::Impl& server, std::shared_ptr<LiveRun> live)
-      : server_(server), live_(std::move(live)), started_(std::chrono::steady_clock::now()) {}
+      : server_(server), live_(std::move(live)), started_(std::chrono::steady_clock::now()) {
+    if (server_.bus != nullptr) shared_.emplace(*server_.service.runs, *server_.bus);
+  }
 
   void OnRunStarted(const std::string& run_id, const std::string&) override {
     live_->set_run_id(run_id);
     server_.live.Add(run_id, live_);
+    if (shared_) shared_->set_run_id(run_id);
   }
   void OnRouted(app::Route route) override { live_->set_route(app::RouteString(route)); }
-  void OnRunEvent(const app::RunEvent& event) override { live_->Append(event); }
+  void OnRunEvent(const app::RunEvent& event) override {
+    if (shared_) shared_->Share(event);
+    live_->Append(event);
+  }
   void OnRunRecorded(const app::RunRecord& run) override {
+    if (shared_) shared_->RecordGiven();
     RecordStoredRun(server_, run, std::chrono::steady_clock::now() - started_);
   }
   void OnRunNotStored(const app::RunRecord& run, const Error& why) override {
+    if (shared_) shared_->RecordGiven();
     auto backlog = static_cast<std::int64_t>(server_.service.records->backlog());
     server_.log.Error("run_not_stored", {{"run_id", run.run_id},
                                          {"status", run.status},
@@ -36,6 +45,7 @@ class LiveRunWatcher final : public app::ChatObserver {
   Server::Impl& server_;
   std::shared_ptr<LiveRun> live_;
   std::chrono::steady_clock::time_point started_;
+  std::optional<SharedRunEvents> shared_;  // with other instances, when there are any
 };
 
 // Errors are values throughout, so an exception out of a run is a bug (or
@@ -98,6 +108,32 @@ void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
        {"failure_detail", run.failure_detail ? LogValue(*run.failure_detail) : nullptr},
        {"total_tokens", run.total_token_count},
        {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+}
+
+void ListenToBus(Server::Impl& server) {
+  if (server.bus == nullptr) return;
+  app::RunBus::Listener listener;
+  listener.on_event = [&server](const std::string& run_id, const app::RunEvent& event) {
+    server.feeds.Deliver(run_id, event);
+  };
+  listener.on_cancel = [&server](const std::string& run_id) {
+    // Every instance hears it; the one executing the run acts.
+    if (auto live = server.live.Find(run_id); live != nullptr && live->Cancel()) {
+      server.log.Info("run_cancel_requested", {{"run_id", run_id}, {"from", "another instance"}});
+    }
+  };
+  // Only the bus's thread calls back, so the last state needs no lock.
+  listener.on_state = [&server, last = std::optional<bool>()](bool up) mutable {
+    server.feeds.NudgeAll();
+    if (last == up) return;  // logged once per change, not per attempt
+    last = up;
+    if (up) {
+      server.log.Info("run_bus_up");
+    } else {
+      server.log.Warn("run_bus_down", {{"streams", "read from the run store until it is back"}});
+    }
+  };
+  server.bus->Start(std::move(listener));
 }
 
 std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest request) {

@@ -37,16 +37,24 @@ asio::awaitable<bool> Observation(Exchange& ex, const std::string& run_id,
   co_return co_await ex.Reply(std::move(response));
 }
 
+namespace {
+
+asio::awaitable<bool> CancelAccepted(Exchange& ex, const std::string& run_id) {
+  json::JsonWriter body(96);
+  body.BeginObject().Key("run_id").String(run_id).Key("cancel").String("ACCEPTED").EndObject();
+  Response response = JsonResponse(202, body.Take());
+  co_return co_await ex.Reply(std::move(response));
+}
+
+}  // namespace
+
 asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id) {
   if (auto live = ex.server.live.Find(run_id); live != nullptr && live->Cancel()) {
     ex.server.log.Info("run_cancel_requested", {{"run_id", run_id}});
-    json::JsonWriter body(96);
-    body.BeginObject().Key("run_id").String(run_id).Key("cancel").String("ACCEPTED").EndObject();
-    Response response = JsonResponse(202, body.Take());
-    co_return co_await ex.Reply(std::move(response));
+    co_return co_await CancelAccepted(ex, run_id);
   }
   // Not executing here: ended (or ending), unknown, or executing on another
-  // instance, which this instance cannot reach yet (docs/server.md).
+  // instance, which the run bus reaches (CONTRACT.md 12.5).
   app::RunStore& runs = *ex.server.service.runs;
   auto stored = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
   if (!stored) co_return co_await StoreFailed(ex);
@@ -54,9 +62,20 @@ asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id) {
     ApiError error = NotFound("no such run");
     co_return co_await ex.Fail(error);
   }
-  ApiError error = NotRunning((*stored)->status == "RUNNING"
-                                  ? "the run is not executing on this instance"
-                                  : "the run has ended");
+  bool running = (*stored)->status == "RUNNING";
+  if (running && ex.server.bus != nullptr) {
+    app::RunBus& bus = *ex.server.bus;
+    Status published = co_await OffIoThread(ex.server, [&] { return bus.PublishCancel(run_id); });
+    if (!published) {
+      ApiError error{503, "RUN_BUS_UNAVAILABLE",
+                     "the instance executing the run cannot be reached now; try again"};
+      co_return co_await ex.Fail(error);
+    }
+    ex.server.log.Info("run_cancel_requested", {{"run_id", run_id}, {"to", "another instance"}});
+    co_return co_await CancelAccepted(ex, run_id);
+  }
+  ApiError error = NotRunning(running ? "the run is not executing on this instance"
+                                      : "the run has ended");
   co_return co_await ex.Fail(error);
 }
 

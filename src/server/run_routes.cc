@@ -1,6 +1,8 @@
 // The routes answered from runs (exchange.h): the chat, which admits a run
 // and streams or waits for it, and the operator's reads of stored runs.
+#include <algorithm>
 #include <charconv>
+#include <vector>
 #include <optional>
 
 #include "app/run_record_json.h"
@@ -14,8 +16,12 @@ namespace diagd::server {
 namespace {
 
 // How often a stream of a run executing elsewhere (another instance, or a
-// finished run whose record is still waiting for the store) looks again.
+// finished run whose record is still waiting for the store) reads the store
+// again: every second with no bus (or while it is down), and with a bus
+// that is up only as a backstop for what it might not tell (a run another
+// instance ended as lost, a message lost).
 constexpr auto kStoredRunPoll = std::chrono::seconds(1);
+constexpr auto kStoredRunBackstop = std::chrono::seconds(5);
 
 std::optional<std::int64_t> ParseNonNegative(std::string_view text) {
   std::int64_t value = 0;
@@ -30,14 +36,14 @@ struct Wakeup {
   bool woken = false;
 };
 
-// Waits until `live` has an event after `last` (true) or `timeout` passes
-// (false). The run wakes the wait by posting a cancel to this
-// (single) io thread; the shared Wakeup outlives whichever side is later.
-asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
-                                        std::chrono::steady_clock::duration timeout) {
+// Waits until `watch` calls the wake it is given (true) or `timeout`
+// passes (false). The wake posts a cancel to this (single) io thread; the
+// shared Wakeup outlives whichever side is later.
+template <typename Watch>
+asio::awaitable<bool> WaitForWake(Watch watch, std::chrono::steady_clock::duration timeout) {
   auto wakeup = std::make_shared<Wakeup>(co_await asio::this_coro::executor);
   wakeup->timer.expires_after(timeout);
-  live.WhenEventAfter(last, [wakeup] {
+  watch([wakeup] {
     asio::post(wakeup->timer.get_executor(), [wakeup] {
       wakeup->woken = true;
       wakeup->timer.cancel();
@@ -45,6 +51,13 @@ asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
   });
   co_await wakeup->timer.async_wait(kNoThrow);
   co_return wakeup->woken;
+}
+
+// Waits until `live` has an event after `last` (true) or `timeout` passes.
+asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
+                                        std::chrono::steady_clock::duration timeout) {
+  co_return co_await WaitForWake(
+      [&live, last](LiveRun::Wake wake) { live.WhenEventAfter(last, std::move(wake)); }, timeout);
 }
 
 // Streams `live` from after `after_id` until its `done`, waking on each
@@ -142,31 +155,102 @@ asio::awaitable<StoredRun> FindStoredRun(Exchange& ex, const std::string& run_id
   co_return found;
 }
 
-// The stored stream of a run not executing here: at once when it has
-// ended; while it is RUNNING (on another instance, or finished here and
-// waiting for the store) the store is asked again every second, with a
-// keep-alive when quiet, until it ends (a lost run ends too: INSTANCE_LOST).
+// Sends the events after `last` of `events` (ids in order), moving `last`
+// on; false when the client is gone. `done` is whether the stream's `done`
+// was among them.
+struct Sent {
+  bool ok = true;
+  bool done = false;
+};
+asio::awaitable<Sent> SendAfter(beast::tcp_stream& stream, const std::vector<app::RunEvent>& events,
+                                std::int64_t& last) {
+  std::string frames;
+  Sent sent;
+  for (const auto& event : events) {
+    if (event.id <= last) continue;
+    frames += SseFrame(event);
+    last = event.id;
+    if (event.name == "done") {
+      sent.done = true;
+      break;
+    }
+  }
+  if (!frames.empty()) sent.ok = co_await SendRaw(stream, frames);
+  co_return sent;
+}
+
+// The stream of a run not executing here, from the store and the bus: the
+// events stored after `after`, then what the bus brings (remote_run_feed.h),
+// each event once and in order, until `done`. The store is read again when
+// the bus skipped an id, when it went down or came back, and every poll
+// interval; a run that has ended (a lost run ends too: INSTANCE_LOST) is
+// sent to its end. A keep-alive goes out when the stream is quiet.
 asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std::int64_t after) {
-  app::RunStore& runs = *ex.server.service.runs;
-  auto quiet_since = std::chrono::steady_clock::now();
-  while (!ex.server.shutting_down) {
-    auto run = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
-    bool ended = run && run->has_value() && (*run)->status != "RUNNING";
-    if (ended) {
-      auto events = co_await OffIoThread(ex.server, [&] { return runs.RunEvents(run_id, after); });
+  Server::Impl& server = ex.server;
+  app::RunStore& runs = *server.service.runs;
+  app::RunBus* bus = server.bus;
+  std::optional<RemoteRunFeed> feed;
+  if (bus != nullptr) feed.emplace(server.feeds, run_id);  // before the first read
+  std::int64_t last = after;
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto quiet_since = now();
+  auto next_read = now();  // at once
+  auto last_read = now();
+  std::uint64_t read_generation = 0;
+  while (!server.shutting_down) {
+    bool bus_up = bus != nullptr && bus->up();
+    if (bus_up && bus->generation() != read_generation) next_read = now();  // it was down
+    if (!bus_up) next_read = std::min(next_read, last_read + kStoredRunPoll);
+    if (now() >= next_read) {
+      read_generation = bus_up ? bus->generation() : 0;
+      last_read = now();
+      next_read = last_read + (bus_up ? kStoredRunBackstop : kStoredRunPoll);
+      auto events = co_await OffIoThread(server, [&] { return runs.RunEvents(run_id, last); });
       if (!events) co_return;  // the client reconnects with its Last-Event-ID
-      std::string frames;
-      for (const auto& event : *events) frames += SseFrame(event);
-      co_await SendRaw(ex.stream, frames);
-      co_return;
+      if (events->empty()) {
+        // Nothing new: has it ended? Its end is stored with its events, so
+        // one more read finds them.
+        auto run = co_await OffIoThread(server, [&] { return runs.GetRun(run_id); });
+        if (run && (!run->has_value() || (*run)->status != "RUNNING")) {
+          events = co_await OffIoThread(server, [&] { return runs.RunEvents(run_id, last); });
+          if (events) co_await SendAfter(ex.stream, *events, last);
+          co_return;
+        }
+      }
+      Sent sent = co_await SendAfter(ex.stream, *events, last);
+      if (!sent.ok || sent.done) co_return;
+      if (!events->empty()) quiet_since = now();
     }
-    if (std::chrono::steady_clock::now() - quiet_since >= ex.server.config.sse_keepalive) {
+    if (feed) {
+      std::vector<app::RunEvent> heard = feed->Take();
+      // The bus skipped an event (lost while this stream was reading the
+      // store, or dropped): what follows waits for the store, which has it.
+      std::int64_t expected = last + 1;
+      for (auto event = heard.begin(); event != heard.end(); ++event) {
+        if (event->id > expected) {
+          heard.erase(event, heard.end());
+          next_read = now();
+          break;
+        }
+        expected = std::max(expected, event->id + 1);
+      }
+      Sent sent = co_await SendAfter(ex.stream, heard, last);
+      if (!sent.ok || sent.done) co_return;
+      if (!heard.empty()) quiet_since = now();
+      if (now() >= next_read) continue;
+    }
+    if (now() - quiet_since >= server.config.sse_keepalive) {
       if (!co_await SendRaw(ex.stream, kSseKeepAlive)) co_return;
-      quiet_since = std::chrono::steady_clock::now();
+      quiet_since = now();
     }
-    auto poll = std::min<std::chrono::steady_clock::duration>(kStoredRunPoll,
-                                                              ex.server.config.sse_keepalive);
-    co_await Sleep(poll);
+    auto wait = std::min<std::chrono::steady_clock::duration>(
+        next_read - now(), quiet_since + server.config.sse_keepalive - now());
+    if (feed) {
+      co_await WaitForWake([&feed](RemoteRunFeed::Wake wake) { feed->WhenWoken(std::move(wake)); },
+                           wait);
+    } else {
+      co_await Sleep(wait);
+    }
   }
 }
 

@@ -204,6 +204,7 @@ int Server::Run(bool handle_signals) {
   // Before the first client: the runs a previous process left RUNNING end
   // as INSTANCE_LOST, and their streams with `error` and `done`.
   server.upkeep.Start();
+  ListenToBus(server);
   asio::co_spawn(server.io, Accept(server), asio::detached);
   const config::ServerConfig& config = server.config;
   server.log.Info("listening", {{"port", std::int64_t{server.port}},

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "app/run_bus.h"
 #include "config/config.h"
 #include "core/result.h"
 #include "server/server_log.h"
@@ -19,6 +20,10 @@ struct ServerSetup {
   config::ListenAddress listen;  // port 0 picks a free port (tests)
   wiring::ChatService& service;
   ServerLog& log;
+  // With several instances (CONTRACT.md 12.5): how they tell each other
+  // about runs; the server starts and stops its subscription. Borrowed, and
+  // null for one instance alone.
+  app::RunBus* bus = nullptr;
 };
 
 class Server {

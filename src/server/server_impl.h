@@ -20,6 +20,7 @@
 
 #include "server/live_run.h"
 #include "server/metrics.h"
+#include "server/remote_run_feed.h"
 #include "server/run_executor.h"
 #include "server/server.h"
 #include "server/store_upkeep.h"
@@ -39,13 +40,19 @@ struct Server::Impl {
         log(setup.log),
         executor(setup.config.max_concurrent_runs, setup.config.max_queued_runs),
         upkeep(setup.service, setup.log),
-        acceptor(io) {}
+        acceptor(io),
+        bus(setup.bus) {}
+  // The bus calls into this state from its thread: it is stopped first.
+  ~Impl() {
+    if (bus != nullptr) bus->Stop();
+  }
 
   const config::ServerConfig config;
   wiring::ChatService& service;
   ServerLog& log;
   ServerMetrics metrics;
   LiveRunRegistry live;
+  RemoteRunFeeds feeds;  // runs executing on other instances, as the bus tells
   RunExecutor executor;
   StoreUpkeep upkeep;
   // The routes' run store reads (run_routes.cc). Two threads: the store
@@ -76,6 +83,8 @@ struct Server::Impl {
   };
   boost::intrusive::list<IdleConnection, boost::intrusive::constant_time_size<false>> idle;
 
+  app::RunBus* bus;  // optional (ServerSetup::bus)
+
   ServerMetrics::Gauges Gauges() const {
     app::StoreHealth store = service.runs->health();
     return {executor.running(),
@@ -100,6 +109,10 @@ asio::awaitable<void> RefuseConnection(Server::Impl& server, tcp::socket socket)
 // Counts and logs a run the store has taken (once per run).
 void RecordStoredRun(Server::Impl& server, const app::RunRecord& run,
                      std::chrono::steady_clock::duration elapsed);
+
+// Subscribes to the bus (when there is one): other instances' events go to
+// `feeds`, cancels to the runs executing here.
+void ListenToBus(Server::Impl& server);
 
 // Submits the chat to the executor; the returned LiveRun carries its events.
 // Empty when the run was refused (overloaded or shutting down).

@@ -40,7 +40,9 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   }
   config_ = std::move(*loaded);
   config_.tools.documents.cache_path = dir_ / "cache";
-  config_.storage.runs = "sqlite:" + (dir_ / "runs.db").string();
+  config_.storage.runs =
+      options.runs_url.empty() ? "sqlite:" + (dir_ / "runs.db").string() : options.runs_url;
+  config_.server.instance_id = options.instance_id;
   if (!options.model_base_url.empty()) {
     config::ModelEndpoint scripted{config::ModelProvider::kOpenAi, options.model_base_url, "",
                                    "scripted", options.model_timeout_seconds};
@@ -86,7 +88,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
         wiring::ChatDepsFor(*service_, *throwing_model_, config_, SystemClock::Instance()));
   }
   log_ = std::make_unique<ServerLog>(log_stream_);
-  auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_});
+  auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_, options.bus});
   if (!server) {
     ADD_FAILURE() << server.error().message;
     std::abort();

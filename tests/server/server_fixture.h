@@ -51,6 +51,12 @@ struct FixtureOptions {
   std::chrono::milliseconds sse_keepalive{15000};
   // Not set: the demo's (zh).
   std::optional<config::Language> language;
+  // Several instances of one service (CONTRACT.md 12.5): a run store URL
+  // they share (empty: a file of this server's own), server.instance_id,
+  // and a bus (borrowed; memory_run_bus.h).
+  std::string runs_url;
+  std::string instance_id;
+  app::RunBus* bus = nullptr;
 };
 
 class ServerFixture {
