@@ -164,7 +164,11 @@ void ClusterTest::SetUp() {
 void ClusterTest::TearDown() {
   if (HasFailure()) {
     std::cerr << Logs();
-    if (nginx_ != nullptr) std::cerr << "--- nginx error log\n" << nginx_->ErrorLog();
+    if (nginx_ != nullptr) {
+      std::string log = nginx_->ErrorLog();
+      if (log.size() > 4000) log = "...\n" + log.substr(log.size() - 4000);
+      std::cerr << "--- nginx error log\n" << log;
+    }
   }
   nginx_.reset();
   instances_.clear();  // kills what still runs

@@ -136,7 +136,9 @@ pid_t Spawn(const std::vector<std::string>& args, const std::filesystem::path& l
 
 std::string DiagdProxyConfig(std::string_view listen, const std::vector<std::string>& instances) {
   std::string servers;
-  for (const std::string& instance : instances) servers += "    server " + instance + ";\n";
+  for (const std::string& instance : instances) {
+    servers += "    server " + instance + " max_fails=0;\n";
+  }
   return "upstream diagd {\n" + servers +
          "}\n"
          "\n"
