@@ -125,8 +125,10 @@ int ServeWith(const config::Config& config, bool print_url) {
   if (!service) return UsageError(service.error().message);
   auto listen = config::ParseListenAddress(config.server.listen);
   if (!listen) return UsageError("server.listen: not host:port");
+  auto bus = wiring::OpenRunBus(config);  // outlives the server, which stops it
+  if (!bus) return UsageError(bus.error().message);
   server::ServerLog log(std::cerr);
-  auto server = server::Server::Start({config.server, *listen, **service, log});
+  auto server = server::Server::Start({config.server, *listen, **service, log, bus->get()});
   if (!server) {
     std::cerr << "diagd: " << server.error().message << "\n";
     return server.error().code == ErrorCode::kFailedPrecondition ? kExitUsage : kExitFailed;

@@ -39,7 +39,7 @@ struct Server::Impl {
         service(setup.service),
         log(setup.log),
         executor(setup.config.max_concurrent_runs, setup.config.max_queued_runs),
-        upkeep(setup.service, setup.log),
+        upkeep(setup.service, setup.log, setup.bus),
         acceptor(io),
         bus(setup.bus) {}
   // The bus calls into this state from its thread: it is stopped first.

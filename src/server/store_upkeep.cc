@@ -52,7 +52,15 @@ void StoreUpkeep::Tick() {
 void StoreUpkeep::Reclaim(WallTime now) {
   auto lost = service_.runs->ReclaimLostRuns({service_.owner.instance_id, started_, now});
   if (!lost) return;  // the store's health says why; the next round tries again
-  for (const auto& run_id : *lost) log_.Warn("run_lost", {{"run_id", run_id}});
+  for (const auto& run_id : *lost) {
+    log_.Warn("run_lost", {{"run_id", run_id}});
+    // Streams of the run on other instances end now rather than at their
+    // next read of the store; they drop the ids they have already sent.
+    if (bus_ == nullptr) continue;
+    if (auto events = service_.runs->RunEvents(run_id, 0)) {
+      for (const auto& event : *events) bus_->PublishEvent(run_id, event);
+    }
+  }
   lost_total_ += static_cast<std::int64_t>(lost->size());
   started_.reset();  // this instance's runs left behind are ended
 }

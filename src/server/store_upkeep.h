@@ -20,6 +20,7 @@
 #include <optional>
 #include <thread>
 
+#include "app/run_bus.h"
 #include "server/server_log.h"
 #include "wiring/chat_service.h"
 
@@ -27,7 +28,9 @@ namespace diagd::server {
 
 class StoreUpkeep {
  public:
-  StoreUpkeep(wiring::ChatService& service, ServerLog& log) : service_(service), log_(log) {}
+  // `bus` (optional) tells other instances about the runs found lost.
+  StoreUpkeep(wiring::ChatService& service, ServerLog& log, app::RunBus* bus)
+      : service_(service), log_(log), bus_(bus) {}
   ~StoreUpkeep() { Stop(); }
   StoreUpkeep(const StoreUpkeep&) = delete;
   StoreUpkeep& operator=(const StoreUpkeep&) = delete;
@@ -50,6 +53,7 @@ class StoreUpkeep {
 
   wiring::ChatService& service_;
   ServerLog& log_;
+  app::RunBus* bus_;
   std::atomic<std::int64_t> lost_total_{0};
   // The upkeep thread's own (and Start's, before the thread exists):
   bool store_failing_ = false;        // as last logged

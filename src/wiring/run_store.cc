@@ -1,6 +1,7 @@
 #include "wiring/run_store.h"
 
 #include "store/postgres_run_store.h"
+#include "store/redis_run_bus.h"
 #include "store/sqlite_run_store.h"
 
 namespace diagd::wiring {
@@ -21,6 +22,14 @@ Result<std::unique_ptr<app::RunStore>> OpenRunStore(const config::Config& config
   auto store = store::SqliteRunStore::Open(url, clock);
   if (!store) return Error::InvalidArgument("storage.runs: " + store.error().message);
   return std::unique_ptr<app::RunStore>(std::move(*store));
+}
+
+Result<std::unique_ptr<app::RunBus>> OpenRunBus(const config::Config& config) {
+  const std::string& url = config.storage.canonical;
+  if (!url.starts_with("redis://")) return std::unique_ptr<app::RunBus>();
+  auto bus = store::OpenRedisRunBus(url);
+  if (!bus) return Error::InvalidArgument("storage.canonical: " + bus.error().message);
+  return bus;
 }
 
 }  // namespace diagd::wiring
