@@ -86,6 +86,12 @@ std::optional<std::string> DecodeCancel(std::string_view payload) {
   return std::string(*run_id);
 }
 
+RedisRunBusOptions Sane(RedisRunBusOptions options) {
+  options.ping_interval = std::max(options.ping_interval, std::chrono::milliseconds(10));
+  options.reconnect_backoff = std::max(options.reconnect_backoff, std::chrono::milliseconds(0));
+  return options;
+}
+
 bool IsText(const RedisReply& reply) {
   return reply.type == RedisReply::Type::kString || reply.type == RedisReply::Type::kStatus;
 }
@@ -94,7 +100,7 @@ bool IsText(const RedisReply& reply) {
 
 RedisRunBus::RedisRunBus(RedisEndpoint endpoint, RedisRunBusOptions options)
     : endpoint_(std::move(endpoint)),
-      options_(options),
+      options_(Sane(options)),
       cancel_pool_(endpoint_, {.timeouts = options.timeouts,
                                .max_connections = 2,
                                .backoff = options.reconnect_backoff,
