@@ -260,6 +260,30 @@ TEST(RedisConnection, ARedisThatStopsAnsweringIsATimeoutNotAHang) {
   EXPECT_TRUE(connection.Command({"PING"})) << "dialled again on the next use";
 }
 
+TEST(RedisConnection, WritingToARedisThatWentAwayIsAnErrorNotASigpipe) {
+  auto started = testing::RedisServer::Start();
+  if (!started && started.error().code == ErrorCode::kFailedPrecondition) {
+    GTEST_SKIP() << started.error().message;
+  }
+  ASSERT_TRUE(started) << started.error().ToString();
+  auto& server = **started;
+  RedisConnection connection(Endpoint(server.Url()), {});
+  ASSERT_TRUE(connection.Command({"PING"}));
+  server.Stop();
+  // Megabytes to a closed peer: the first write draws a reset, the next
+  // ones EPIPE, which would raise SIGPIPE and end this process unblocked.
+  std::string big(4 << 20, 'x');
+  EXPECT_FALSE(connection.Command({"SET", "k", big}));
+  ASSERT_TRUE(server.Restart());
+  ASSERT_TRUE(connection.Command({"PING"}));
+  server.Stop();
+  EXPECT_FALSE(connection.Pipeline({{"SET", "k", big}, {"SET", "k", big}}));
+  ASSERT_TRUE(server.Restart());
+  ASSERT_TRUE(connection.Send({"PING"}));
+  server.Stop();
+  EXPECT_FALSE(connection.Send({"SET", "k", big}));
+}
+
 TEST(RedisPool, ConcurrentCallersShareAFewConnections) {
   DIAGD_SHARED_REDIS(server);
   RedisPool pool(Endpoint(server->Url()), {.max_connections = 2});
