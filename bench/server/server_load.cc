@@ -1,4 +1,5 @@
-// Load driver for diagd serve (docs/performance.md, "Server under load").
+// Load driver for diagd serve (docs/performance.md, "Server under load" and
+// "Several instances").
 //
 // Starts the diagd binary as its own process (so its memory is measured
 // alone) over the bundled demo workspace, against the scripted model server
@@ -20,9 +21,20 @@
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
 //               [--hold-ms H] [--keep-alive 0|1] [--diagd PATH]
+//               [--instances I] [--store sqlite|postgres]
 //
 // `--keep-alive 1`: the scripted model server keeps its connections alive, as
 // a provider does, instead of closing each after one answer.
+//
+// `--store postgres`: the driver starts a private PostgreSQL (a database of
+// its own as `storage.runs`) and a private Redis (`storage.canonical`: the
+// canonical records and the run bus), as the tests do, and I instances of
+// diagd serve on them, each with its own `server.instance_id` and port. The
+// driver is the balancer: chat k goes to instance k mod I. `--store sqlite`
+// (the default) gives each instance a SQLite file of its own (with I > 1 they
+// share nothing: not a cluster). CPU is reported per component: the diagd
+// instances (summed), PostgreSQL (the postmaster and every backend seen
+// while sampling), redis-server, and the driver (its scripted model server).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,13 +49,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "process_cpu.h"
 #include "testing/free_port.h"
+#include "testing/postgres_server.h"
 #include "testing/proc_status.h"
+#include "testing/redis_server.h"
 #include "testing/scripted_diagnosis.h"
 #include "testing/scripted_model_server.h"
 
@@ -55,6 +72,9 @@ namespace http = beast::http;
 namespace fs = std::filesystem;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
+using diagd::bench::CpuSeconds;
+using diagd::bench::CpuTimes;
+using diagd::bench::ProcessTreeCpu;
 using diagd::testing::ProcStatus;
 
 struct Options {
@@ -64,38 +84,41 @@ struct Options {
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
   bool keep_alive = false;  // the scripted model server keeps connections alive
+  int instances = 1;
+  bool postgres = false;  // --store postgres: PostgreSQL run store, Redis canonical store
   std::string diagd = DIAGD_BINARY;
 };
 
 struct Outcome {
   Clock::time_point start;
   Clock::time_point end;
+  int port = 0;
   int status = 0;
   std::string run_id;
   std::string release_outcome;
+  std::string failure;  // what went wrong, when the run did not come back released
 };
 
-// CPU seconds a process has used, user and system (the kernel on its
-// behalf), from /proc/PID/stat.
-struct CpuTimes {
-  double user = 0;
-  double system = 0;
-  double total() const { return user + system; }
+// The shared stores of `--store postgres`; both empty with `--store sqlite`.
+struct Backends {
+  std::unique_ptr<diagd::testing::PostgresServer> postgres;
+  std::string database_url;
+  std::unique_ptr<diagd::testing::RedisServer> redis;
 };
 
-CpuTimes CpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  CpuTimes times;
-  const auto ticks_per_second = static_cast<double>(sysconf(_SC_CLK_TCK));
-  for (int i = 3; fields >> field && i <= 15; ++i) {
-    if (i == 14) times.user = std::atof(field.c_str()) / ticks_per_second;
-    if (i == 15) times.system = std::atof(field.c_str()) / ticks_per_second;
-  }
-  return times;
-}
+// One `diagd serve` process.
+struct Instance {
+  std::string id;
+  int port = 0;
+  fs::path dir;
+  pid_t pid = -1;
+  long baseline_kb = 0;
+  long peak_kb = 0;
+  long peak_threads = 0;
+  long waiting_kb = 0;
+  CpuTimes cpu_before;
+  fs::path log() const { return dir / "server.log"; }
+};
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path);
@@ -104,34 +127,107 @@ std::string ReadFile(const fs::path& path) {
   return s.str();
 }
 
-void WriteConfig(const fs::path& dir, int port, const std::string& model_url,
-                 const Options& options) {
+void WriteConfig(const Instance& instance, const std::string& model_url, const Options& options,
+                 const Backends& backends) {
   int runs = options.runs;
   std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
-  std::ofstream(dir / "diagd.toml")
-      << "now = \"2026-11-29T10:30:00Z\"\n"
-      << "[server]\nlisten = \"127.0.0.1:" << port << "\"\n"
-      << "max_concurrent_runs = " << runs << "\nmax_queued_runs = " << runs << "\n"
-      << "max_connections = " << 4 * runs + 64 << "\n"
-      << "[storage]\nruns = \"sqlite:" << (dir / "runs.db").string() << "\"\n"
-      << "[model]\nprovider = \"openai\"\nbase_url = \"" << model_url << "\"\n"
-      << "name = \"scripted\"\ntimeout_seconds = 120\n"
-      << "[harness]\nmax_run_seconds = 600\n"
-      << "[tools.documents]\npath = \"" << demo << "/docs\"\ncache_path = \""
-      << (dir / "cache").string() << "\"\n"
-      << "[tools.logs]\npath = \"" << demo << "/logs\"\nmax_events = " << options.max_events
-      << "\n"
-      << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
+  std::ofstream config(instance.dir / "diagd.toml");
+  config << "now = \"2026-11-29T10:30:00Z\"\n"
+         << "[server]\nlisten = \"127.0.0.1:" << instance.port << "\"\n"
+         << "instance_id = \"" << instance.id << "\"\n"
+         << "max_concurrent_runs = " << runs << "\nmax_queued_runs = " << runs << "\n"
+         << "max_connections = " << 4 * runs + 64 << "\n"
+         << "[storage]\n";
+  if (options.postgres) {
+    config << "runs = \"" << backends.database_url << "\"\n"
+           << "canonical = \"" << backends.redis->Url() << "\"\n";
+  } else {
+    config << "runs = \"sqlite:" << (instance.dir / "runs.db").string() << "\"\n";
+  }
+  config << "[model]\nprovider = \"openai\"\nbase_url = \"" << model_url << "\"\n"
+         << "name = \"scripted\"\ntimeout_seconds = 120\n"
+         << "[harness]\nmax_run_seconds = 600\n"
+         << "[tools.documents]\npath = \"" << demo << "/docs\"\ncache_path = \""
+         << (instance.dir / "cache").string() << "\"\n"
+         << "[tools.logs]\npath = \"" << demo << "/logs\"\nmax_events = " << options.max_events
+         << "\n"
+         << "[tools.mysql.datasources.orders]\nurl = \"sqlite:" << demo << "/data/orders.db\"\n";
+}
+
+// Starts PostgreSQL (and a database) and Redis for `--store postgres`.
+bool StartBackends(const Options& options, Backends& backends) {
+  if (!options.postgres) return true;
+  auto postgres = diagd::testing::PostgresServer::Start();
+  if (!postgres) {
+    std::cerr << "PostgreSQL did not start: " << postgres.error().ToString() << "\n";
+    return false;
+  }
+  backends.postgres = std::move(*postgres);
+  auto database = backends.postgres->CreateDatabase();
+  if (!database) {
+    std::cerr << "no database: " << database.error().ToString() << "\n";
+    return false;
+  }
+  backends.database_url = *database;
+  auto redis = diagd::testing::RedisServer::Start();
+  if (!redis) {
+    std::cerr << "Redis did not start: " << redis.error().ToString() << "\n";
+    return false;
+  }
+  backends.redis = std::move(*redis);
+  return true;
+}
+
+pid_t Launch(const std::string& diagd, const Instance& instance) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen(instance.log().c_str(), "w", stderr);
+    execl(diagd.c_str(), diagd.c_str(), "serve", "--config",
+          (instance.dir / "diagd.toml").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Starts every instance at once (on PostgreSQL they queue on the migration
+// lock), then waits until each one listens.
+bool StartInstances(const Options& options, const std::string& model_url,
+                    const Backends& backends, const fs::path& dir,
+                    std::vector<Instance>& instances) {
+  for (int i = 0; i < options.instances; ++i) {
+    Instance instance;
+    instance.id = "load-" + std::to_string(i + 1);
+    instance.port = diagd::testing::FreeLoopbackPort();
+    instance.dir = dir / instance.id;
+    fs::create_directories(instance.dir);
+    WriteConfig(instance, model_url, options, backends);
+    instance.pid = Launch(options.diagd, instance);
+    instances.push_back(std::move(instance));
+  }
+  for (const Instance& instance : instances) {
+    while (ReadFile(instance.log()).find("\"listening\"") == std::string::npos) {
+      if (waitpid(instance.pid, nullptr, WNOHANG) != 0) {
+        std::cerr << instance.id << ": diagd serve did not start:\n" << ReadFile(instance.log());
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  return true;
 }
 
 asio::awaitable<void> Chat(int port, std::string body, Outcome& outcome) {
   auto executor = co_await asio::this_coro::executor;
   beast::tcp_stream stream(executor);
+  outcome.port = port;
   outcome.start = Clock::now();
   auto [connect_error] = co_await stream.async_connect(
       tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)),
       asio::as_tuple(asio::use_awaitable));
-  if (connect_error) co_return;
+  if (connect_error) {
+    outcome.failure = "connect: " + connect_error.message();
+    co_return;
+  }
   http::request<http::string_body> request{http::verb::post, "/api/v1/chat", 11};
   request.set(http::field::host, "127.0.0.1");
   request.set(http::field::content_type, "application/json");
@@ -140,13 +236,19 @@ asio::awaitable<void> Chat(int port, std::string body, Outcome& outcome) {
   request.prepare_payload();
   auto [write_error, written] =
       co_await http::async_write(stream, request, asio::as_tuple(asio::use_awaitable));
-  if (write_error) co_return;
+  if (write_error) {
+    outcome.failure = "write: " + write_error.message();
+    co_return;
+  }
   beast::flat_buffer buffer;
   http::response<http::string_body> response;
   auto [read_error, read] =
       co_await http::async_read(stream, buffer, response, asio::as_tuple(asio::use_awaitable));
   outcome.end = Clock::now();
-  if (read_error) co_return;
+  if (read_error) {
+    outcome.failure = "read: " + read_error.message();
+    co_return;
+  }
   outcome.status = response.result_int();
   boost::system::error_code ec;
   auto json = boost::json::parse(response.body(), ec);
@@ -156,15 +258,22 @@ asio::awaitable<void> Chat(int port, std::string body, Outcome& outcome) {
       outcome.release_outcome = std::string(json.at("release_outcome").as_string());
     }
   }
+  if (outcome.status != 200 || outcome.release_outcome != "DIAGNOSIS") {
+    outcome.failure = "HTTP " + std::to_string(outcome.status) + ": " +
+                      response.body().substr(0, 300);
+  }
 }
 
-std::vector<Outcome> SendChats(int port, int n) {
+// N chats at once, chat k to ports[k mod ports.size()]: the driver is the
+// balancer.
+std::vector<Outcome> SendChats(const std::vector<int>& ports, int n) {
   asio::io_context io(1);
   std::vector<Outcome> outcomes(static_cast<std::size_t>(n));
-  for (auto& outcome : outcomes) {
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
     asio::co_spawn(io,
-                   Chat(port, R"({"message":"订单服务为什么大量 500？","route":"diagnosis"})",
-                        outcome),
+                   Chat(ports[k % ports.size()],
+                        R"({"message":"订单服务为什么大量 500？","route":"diagnosis"})",
+                        outcomes[k]),
                    asio::detached);
   }
   io.run();
@@ -204,8 +313,142 @@ Options Parse(int argc, char** argv) {
     if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
     if (flag == "--keep-alive") options.keep_alive = std::atoi(argv[i + 1]) != 0;
+    if (flag == "--instances") options.instances = std::max(1, std::atoi(argv[i + 1]));
+    if (flag == "--store") options.postgres = std::string(argv[i + 1]) == "postgres";
   }
   return options;
+}
+
+// Samples the instances' memory and threads every 10 ms, and PostgreSQL's
+// processes every 100 ms (their CPU, so that a backend that exits during the
+// load is counted up to its last sample), until `sampling` is false.
+struct Sampler {
+  const Options& options;
+  std::vector<Instance>& instances;
+  ProcessTreeCpu* postgres;  // null without PostgreSQL
+  const std::atomic<int>& requests;
+  std::atomic<bool> sampling{true};
+
+  void Run() {
+    for (int tick = 0; sampling; ++tick) {
+      if (options.hold_ms > 0 && instances.front().waiting_kb == 0 &&
+          requests >= options.runs) {
+        // The last request has reached the model: let its run finish parking,
+        // and the fibers' idle stack pages be given back (a parked fiber's
+        // after a second, core/fiber.cc), as for any run waiting on a model
+        // that takes seconds.
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1500, options.hold_ms / 2)));
+        for (Instance& instance : instances) {
+          instance.waiting_kb = ProcStatus(instance.pid, "VmRSS:");
+        }
+        std::fprintf(stderr, "all %d runs waiting on their first model call\n", options.runs);
+      }
+      for (Instance& instance : instances) {
+        instance.peak_kb = std::max(instance.peak_kb, ProcStatus(instance.pid, "VmRSS:"));
+        instance.peak_threads =
+            std::max(instance.peak_threads, ProcStatus(instance.pid, "Threads:"));
+      }
+      if (postgres != nullptr && tick % 10 == 0) postgres->Sample();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+};
+
+// What the load cost each component, and how its runs went.
+struct Measured {
+  double wall_s = 0;
+  CpuTimes diagd;
+  CpuTimes postgres;
+  CpuTimes redis;
+  double driver = 0;
+  int postgres_pids = 0;
+  int postgres_pids_gone = 0;
+};
+
+void Report(const Options& options, const std::vector<Instance>& instances,
+            const std::vector<Outcome>& outcomes, const Measured& measured,
+            std::size_t largest_request) {
+  int ok = 0;
+  std::vector<double> latency_ms, added_ms;
+  std::map<std::string, int> failures;
+  std::map<int, int> per_port;
+  for (const auto& outcome : outcomes) {
+    if (!outcome.failure.empty()) {
+      ++failures[outcome.failure];
+      continue;
+    }
+    ++ok;
+    ++per_port[outcome.port];
+    double wall = std::chrono::duration<double, std::milli>(outcome.end - outcome.start).count();
+    latency_ms.push_back(wall);
+    auto record = RunRecord(outcome.port, outcome.run_id);
+    double waited = options.hold_ms > 0 ? options.hold_ms - options.latency_ms : 0;
+    for (const auto& event : record.at("trace").as_array()) {
+      if (event.at("type") == "MODEL_CALL") waited += options.latency_ms;
+      if (event.at("type") == "TOOL_CALL_COMPLETED") {
+        waited += static_cast<double>(event.at("fields").at("duration_ms").as_int64());
+      }
+    }
+    added_ms.push_back(wall - waited);
+  }
+  long baseline_kb = 0, peak_kb = 0, waiting_kb = 0, peak_threads = 0;
+  for (const Instance& instance : instances) {
+    baseline_kb += instance.baseline_kb;
+    peak_kb += instance.peak_kb;
+    waiting_kb += instance.waiting_kb;
+    peak_threads = std::max(peak_threads, instance.peak_threads);
+  }
+  const double runs = options.runs;
+  std::printf("store           %s, %d instance%s (chats spread round-robin by the driver)\n",
+              options.postgres ? "PostgreSQL run store + Redis canonical store and run bus"
+                               : "SQLite run store (a file per instance)",
+              options.instances, options.instances == 1 ? "" : "s");
+  std::printf("runs            %d concurrent, %d tool calls + %d model calls each, %d ms per model call\n",
+              options.runs, options.tool_turns, options.tool_turns + 2, options.latency_ms);
+  std::printf("tool results    up to %d log events each; largest model request %.1f KiB\n",
+              options.max_events, static_cast<double>(largest_request) / 1024.0);
+  std::printf("completed       %d / %d released DIAGNOSIS", ok, options.runs);
+  for (const Instance& instance : instances) {
+    if (instances.size() > 1) std::printf("; %s %d", instance.id.c_str(), per_port[instance.port]);
+  }
+  std::printf("\n");
+  for (const auto& [failure, count] : failures) {
+    std::printf("failed          %d x %s\n", count, failure.c_str());
+  }
+  std::printf("wall time       %.2f s (floor %.2f s)\n", measured.wall_s,
+              (options.tool_turns + 2) * options.latency_ms / 1000.0);
+  std::printf("throughput      %.1f runs/s\n", ok / measured.wall_s);
+  std::printf("run latency     p50 %.0f ms  p99 %.0f ms\n", Percentile(latency_ms, 0.5),
+              Percentile(latency_ms, 0.99));
+  std::printf("added by diagd  p50 %.1f ms  p99 %.1f ms  (per run, not waiting on model or tools)\n",
+              Percentile(added_ms, 0.5), Percentile(added_ms, 0.99));
+  std::printf("server memory   baseline %.1f MiB, peak %.1f MiB: %.1f KiB per concurrent run\n",
+              baseline_kb / 1024.0, peak_kb / 1024.0,
+              static_cast<double>(peak_kb - baseline_kb) / runs);
+  if (waiting_kb > 0) {
+    std::printf("waiting runs    RSS %.1f MiB with all %d waiting on their first model call: %.1f KiB per waiting run\n",
+                waiting_kb / 1024.0, options.runs,
+                static_cast<double>(waiting_kb - baseline_kb) / runs);
+  }
+  std::printf("server threads  peak %ld (per instance)\n", peak_threads);
+  double diagd_cpu = measured.diagd.total();
+  std::printf("cpu             diagd %.2f s (%.1f ms per run), driver and scripted model %.2f s\n",
+              diagd_cpu, 1000.0 * diagd_cpu / runs, measured.driver);
+  std::printf("diagd cpu split user %.2f s, system %.2f s (kernel share %.0f%%)\n",
+              measured.diagd.user, measured.diagd.system,
+              diagd_cpu > 0 ? 100.0 * measured.diagd.system / diagd_cpu : 0.0);
+  if (options.postgres) {
+    std::printf("cpu postgres    %.2f s (%.2f ms per run; user %.2f, system %.2f), %d processes seen, %d gone by the end\n",
+                measured.postgres.total(), 1000.0 * measured.postgres.total() / runs,
+                measured.postgres.user, measured.postgres.system, measured.postgres_pids,
+                measured.postgres_pids_gone);
+    std::printf("cpu redis       %.2f s (%.2f ms per run; user %.2f, system %.2f)\n",
+                measured.redis.total(), 1000.0 * measured.redis.total() / runs,
+                measured.redis.user, measured.redis.system);
+  }
+  std::printf("cpu per run     diagd %.2f ms, postgres %.2f ms, redis %.2f ms, driver %.2f ms\n",
+              1000.0 * diagd_cpu / runs, 1000.0 * measured.postgres.total() / runs,
+              1000.0 * measured.redis.total() / runs, 1000.0 * measured.driver / runs);
 }
 
 }  // namespace
@@ -217,7 +460,7 @@ int main(int argc, char** argv) {
   // The scripted diagnosis, noting the largest request it is sent (a run's
   // last turn: the whole conversation so far).
   std::atomic<std::size_t> largest_request{0};
-  // Requests of the measured load (the warm-up run's are not counted).
+  // Requests of the measured load (the warm-up runs' are not counted).
   std::atomic<bool> counting{false};
   std::atomic<int> requests{0};
   auto script = diagd::testing::ScriptedDiagnosis(options.tool_turns,
@@ -238,112 +481,76 @@ int main(int argc, char** argv) {
       });
   model.set_record_requests(false);
   model.set_keep_alive(options.keep_alive);
-  int port = diagd::testing::FreeLoopbackPort();
-  WriteConfig(dir, port, model.BaseUrl(), options);
 
-  pid_t server = fork();
-  if (server == 0) {
-    std::freopen((dir / "server.log").c_str(), "w", stderr);
-    execl(options.diagd.c_str(), options.diagd.c_str(), "serve", "--config",
-          (dir / "diagd.toml").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
+  Backends backends;
+  std::vector<Instance> instances;
+  auto stop_instances = [&] {
+    for (Instance& instance : instances) kill(instance.pid, SIGTERM);
+  };
+  if (!StartBackends(options, backends) ||
+      !StartInstances(options, model.BaseUrl(), backends, dir, instances)) {
+    stop_instances();
+    std::cerr << "logs kept in " << dir << "\n";
+    return 1;
   }
-  while (ReadFile(dir / "server.log").find("\"listening\"") == std::string::npos) {
-    if (waitpid(server, nullptr, WNOHANG) != 0) {
-      std::cerr << "diagd serve did not start:\n" << ReadFile(dir / "server.log");
-      return 1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  std::vector<int> ports;
+  for (const Instance& instance : instances) ports.push_back(instance.port);
 
-  // Warm-up: indexes built, code paged in, a first run in every cache.
-  SendChats(port, 1);
+  // Warm-up, a run on each instance: indexes built, code paged in, a first
+  // run in every cache, the store's connections open.
+  SendChats(ports, options.instances);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  long baseline_kb = ProcStatus(server, "VmRSS:");
-  CpuTimes server_cpu_before = CpuSeconds(server);
+  for (Instance& instance : instances) {
+    instance.baseline_kb = ProcStatus(instance.pid, "VmRSS:");
+    instance.peak_kb = instance.baseline_kb;
+    instance.cpu_before = CpuSeconds(instance.pid);
+  }
+  std::unique_ptr<ProcessTreeCpu> postgres_cpu;
+  CpuTimes redis_before;
+  if (options.postgres) {
+    postgres_cpu = std::make_unique<ProcessTreeCpu>(backends.postgres->pid());
+    postgres_cpu->MarkStart();
+    redis_before = CpuSeconds(backends.redis->pid());
+  }
   double driver_cpu_before = CpuSeconds(::getpid()).total();
 
-  std::atomic<bool> sampling{true};
-  long peak_kb = baseline_kb;
-  long peak_threads = 0;
-  long waiting_kb = 0;  // with --hold-ms: RSS once every run waits on its first call
+  Sampler sampler{options, instances, postgres_cpu.get(), requests};
   counting = true;
-  std::thread sampler([&] {
-    while (sampling) {
-      if (options.hold_ms > 0 && waiting_kb == 0 && requests >= options.runs) {
-        // The last request has reached the model: let its run finish parking,
-        // and the fibers' idle stack pages be given back (a parked fiber's
-        // after a second, core/fiber.cc), as for any run waiting on a model
-        // that takes seconds.
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1500, options.hold_ms / 2)));
-        waiting_kb = ProcStatus(server, "VmRSS:");
-        std::fprintf(stderr, "all %d runs waiting on their first model call\n", options.runs);
-      }
-      peak_kb = std::max(peak_kb, ProcStatus(server, "VmRSS:"));
-      peak_threads = std::max(peak_threads, ProcStatus(server, "Threads:"));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  std::thread sampling([&] { sampler.Run(); });
   auto started = Clock::now();
-  std::vector<Outcome> outcomes = SendChats(port, options.runs);
+  std::vector<Outcome> outcomes = SendChats(ports, options.runs);
   auto finished = Clock::now();
-  sampling = false;
-  sampler.join();
-  CpuTimes server_after = CpuSeconds(server);
-  CpuTimes server_times{server_after.user - server_cpu_before.user,
-                        server_after.system - server_cpu_before.system};
-  double server_cpu = server_times.total();
-  double driver_cpu = CpuSeconds(::getpid()).total() - driver_cpu_before;
+  sampler.sampling = false;
+  sampling.join();
 
-  int ok = 0;
-  std::vector<double> latency_ms, added_ms;
-  for (const auto& outcome : outcomes) {
-    if (outcome.status != 200 || outcome.release_outcome != "DIAGNOSIS") continue;
-    ++ok;
-    double wall = std::chrono::duration<double, std::milli>(outcome.end - outcome.start).count();
-    latency_ms.push_back(wall);
-    auto record = RunRecord(port, outcome.run_id);
-    double waited = options.hold_ms > 0 ? options.hold_ms - options.latency_ms : 0;
-    for (const auto& event : record.at("trace").as_array()) {
-      if (event.at("type") == "MODEL_CALL") waited += options.latency_ms;
-      if (event.at("type") == "TOOL_CALL_COMPLETED") {
-        waited += static_cast<double>(event.at("fields").at("duration_ms").as_int64());
-      }
-    }
-    added_ms.push_back(wall - waited);
+  Measured measured;
+  measured.wall_s = std::chrono::duration<double>(finished - started).count();
+  for (const Instance& instance : instances) {
+    measured.diagd = measured.diagd + (CpuSeconds(instance.pid) - instance.cpu_before);
   }
-  kill(server, SIGTERM);
-  int status = 0;
-  waitpid(server, &status, 0);
+  if (postgres_cpu != nullptr) {
+    postgres_cpu->Sample();
+    measured.postgres = postgres_cpu->Used();
+    measured.postgres_pids = postgres_cpu->pids_seen();
+    measured.postgres_pids_gone = postgres_cpu->pids_gone();
+    measured.redis = CpuSeconds(backends.redis->pid()) - redis_before;
+  }
+  measured.driver = CpuSeconds(::getpid()).total() - driver_cpu_before;
 
-  double wall_s = std::chrono::duration<double>(finished - started).count();
-  std::printf("runs            %d concurrent, %d tool calls + %d model calls each, %d ms per model call\n",
-              options.runs, options.tool_turns, options.tool_turns + 2, options.latency_ms);
-  std::printf("tool results    up to %d log events each; largest model request %.1f KiB\n",
-              options.max_events, largest_request.load() / 1024.0);
-  std::printf("completed       %d / %d released DIAGNOSIS\n", ok, options.runs);
-  std::printf("wall time       %.2f s (floor %.2f s)\n", wall_s,
-              (options.tool_turns + 2) * options.latency_ms / 1000.0);
-  std::printf("throughput      %.1f runs/s\n", ok / wall_s);
-  std::printf("run latency     p50 %.0f ms  p99 %.0f ms\n", Percentile(latency_ms, 0.5),
-              Percentile(latency_ms, 0.99));
-  std::printf("added by diagd  p50 %.1f ms  p99 %.1f ms  (per run, not waiting on model or tools)\n",
-              Percentile(added_ms, 0.5), Percentile(added_ms, 0.99));
-  std::printf("server memory   baseline %.1f MiB, peak %.1f MiB: %.1f KiB per concurrent run\n",
-              baseline_kb / 1024.0, peak_kb / 1024.0,
-              static_cast<double>(peak_kb - baseline_kb) / options.runs);
-  if (waiting_kb > 0) {
-    std::printf("waiting runs    RSS %.1f MiB with all %d waiting on their first model call: %.1f KiB per waiting run\n",
-                waiting_kb / 1024.0, options.runs,
-                static_cast<double>(waiting_kb - baseline_kb) / options.runs);
+  Report(options, instances, outcomes, measured, largest_request.load());
+  bool all_ok = std::all_of(outcomes.begin(), outcomes.end(),
+                            [](const Outcome& outcome) { return outcome.failure.empty(); });
+  stop_instances();
+  for (const Instance& instance : instances) {
+    int status = 0;
+    waitpid(instance.pid, &status, 0);
+    std::printf("server exit     %s: %d after SIGTERM\n", instance.id.c_str(),
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   }
-  std::printf("server threads  peak %ld\n", peak_threads);
-  std::printf("cpu             diagd %.2f s (%.1f ms per run), driver and scripted model %.2f s\n",
-              server_cpu, 1000.0 * server_cpu / options.runs, driver_cpu);
-  std::printf("diagd cpu split user %.2f s, system %.2f s (kernel share %.0f%%)\n",
-              server_times.user, server_times.system,
-              server_cpu > 0 ? 100.0 * server_times.system / server_cpu : 0.0);
-  std::printf("server exit     %d after SIGTERM\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  fs::remove_all(dir);
-  return ok == options.runs ? 0 : 1;
+  if (all_ok) {
+    fs::remove_all(dir);
+  } else {
+    std::printf("logs kept in    %s\n", dir.c_str());
+  }
+  return all_ok ? 0 : 1;
 }
