@@ -48,8 +48,10 @@ class SseReader {
   std::vector<SseEvent> Rest(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // The connection ended (closed by the other side, or cut).
   bool ended() const { return ended_; }
-  // Whether a chunked body ended with its last chunk: a stream that nginx
-  // passed on whole, rather than one cut off when the instance died.
+  // Whether a chunked body ended with its last chunk. Not a sign that the
+  // stream is whole: diagd's streams end with their connection, so nginx
+  // ends one cut by a killed instance with a last chunk too. Only `done`
+  // tells a finished stream from a cut one.
   bool complete() const { return complete_; }
   // Drops the connection, as a client that goes away does.
   void Close();

@@ -148,7 +148,6 @@ std::string DiagdProxyConfig(std::string_view listen, const std::vector<std::str
          "    location / {\n"
          "        proxy_pass http://diagd;\n"
          "        proxy_http_version 1.1;\n"
-         "        proxy_set_header Connection \"\";\n"
          "        proxy_next_upstream error timeout;\n"
          "        proxy_connect_timeout 5s;\n"
          "        proxy_read_timeout 3600s;\n"
