@@ -131,6 +131,9 @@ TEST_F(ClusterTest, AStreamThroughNginxArrivesWhileTheRunRuns) {
   ASSERT_EQ(stream.status(), 200);
   EXPECT_EQ(stream.headers().at("content-type").substr(0, 17), "text/event-stream");
   EXPECT_EQ(stream.headers().at("cache-control"), "no-cache");
+  // nginx obeys diagd's X-Accel-Buffering: no and removes it: a proxy behind
+  // this one would never see it (docs/deploy.md: buffering off on each).
+  EXPECT_FALSE(stream.headers().contains("x-accel-buffering"));
   std::vector<SseEvent> events;
   while (events.empty() || events.back().name != "progress") {
     auto event = stream.Next(seconds(20));
