@@ -16,7 +16,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int Connect(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  // Close-on-exec: an instance started later must not keep it open.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_in address{};
   address.sin_family = AF_INET;

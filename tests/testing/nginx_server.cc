@@ -128,6 +128,7 @@ pid_t Spawn(const std::vector<std::string>& args, const std::filesystem::path& l
   dup2(in, 0);
   dup2(out, 1);
   dup2(out, 2);
+  close_range(3, ~0U, 0);  // no socket of the test lives on in nginx
   execv(argv[0], argv.data());
   _exit(127);
 }
