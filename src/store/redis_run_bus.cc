@@ -224,11 +224,13 @@ void RedisRunBus::SubscribeLoop() {
   bool was_up = false;
   while (!stopping_.load()) {
     RedisConnection connection(endpoint_, options_.timeouts);
-    if (Status subscribed = Subscribe(connection); subscribed) {
+    std::vector<RedisReply> early;
+    if (Status subscribed = Subscribe(connection, early); subscribed) {
       ++generation_;
       up_.store(true);
       was_up = true;
       if (listener_.on_state) listener_.on_state(true);
+      for (const RedisReply& reply : early) Dispatch(reply);
       ServeSubscription(connection);
     }
     if (stopping_.load()) break;
@@ -242,7 +244,7 @@ void RedisRunBus::SubscribeLoop() {
   up_.store(false);
 }
 
-Status RedisRunBus::Subscribe(RedisConnection& connection) {
+Status RedisRunBus::Subscribe(RedisConnection& connection, std::vector<RedisReply>& early) {
   if (Status connected = connection.Connect(); !connected) return connected;
   if (Status sent = connection.Send({"SUBSCRIBE", kRunEventsChannel, kRunCancelChannel});
       !sent) {
@@ -260,6 +262,10 @@ Status RedisRunBus::Subscribe(RedisConnection& connection) {
       if (r.type == RedisReply::Type::kArray && !r.elements.empty() &&
           r.elements[0].text == "subscribe") {
         ++confirmed;
+      } else {
+        // A message on the first channel, come before the second's
+        // confirmation: delivered once the subscription is up.
+        early.push_back(std::move(**reply));
       }
       continue;
     }

@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "app/run_bus.h"
 #include "core/result.h"
@@ -93,7 +94,9 @@ class RedisRunBus final : public app::RunBus {
   void SubscribeLoop();
   // Reads and dispatches until the subscription fails or Stop.
   void ServeSubscription(RedisConnection& connection);
-  Status Subscribe(RedisConnection& connection);
+  // Subscribes to both channels; messages that come before both are
+  // confirmed are kept in `early`.
+  Status Subscribe(RedisConnection& connection, std::vector<RedisReply>& early);
   void Dispatch(const RedisReply& reply);
   // Waits until `fd` is readable (true), `timeout` passes or Stop (false).
   bool WaitReadable(int fd, std::chrono::milliseconds timeout);
