@@ -21,7 +21,7 @@
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
 //               [--hold-ms H] [--keep-alive 0|1] [--diagd PATH]
-//               [--instances I] [--store sqlite|postgres]
+//               [--instances I] [--store sqlite|postgres] [--redis 0|1]
 //
 // `--keep-alive 1`: the scripted model server keeps its connections alive, as
 // a provider does, instead of closing each after one answer.
@@ -35,6 +35,8 @@
 // share nothing: not a cluster). CPU is reported per component: the diagd
 // instances (summed), PostgreSQL (the postmaster and every backend seen
 // while sampling), redis-server, and the driver (its scripted model server).
+// `--redis 0` leaves Redis out (PostgreSQL alone, no run bus: the instances
+// then write no event to the store as it happens), to tell the two apart.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,6 +88,7 @@ struct Options {
   bool keep_alive = false;  // the scripted model server keeps connections alive
   int instances = 1;
   bool postgres = false;  // --store postgres: PostgreSQL run store, Redis canonical store
+  bool redis = true;      // with --store postgres; --redis 0: no canonical store, no run bus
   std::string diagd = DIAGD_BINARY;
 };
 
@@ -139,8 +142,8 @@ void WriteConfig(const Instance& instance, const std::string& model_url, const O
          << "max_connections = " << 4 * runs + 64 << "\n"
          << "[storage]\n";
   if (options.postgres) {
-    config << "runs = \"" << backends.database_url << "\"\n"
-           << "canonical = \"" << backends.redis->Url() << "\"\n";
+    config << "runs = \"" << backends.database_url << "\"\n";
+    if (backends.redis != nullptr) config << "canonical = \"" << backends.redis->Url() << "\"\n";
   } else {
     config << "runs = \"sqlite:" << (instance.dir / "runs.db").string() << "\"\n";
   }
@@ -169,6 +172,7 @@ bool StartBackends(const Options& options, Backends& backends) {
     return false;
   }
   backends.database_url = *database;
+  if (!options.redis) return true;
   auto redis = diagd::testing::RedisServer::Start();
   if (!redis) {
     std::cerr << "Redis did not start: " << redis.error().ToString() << "\n";
@@ -315,6 +319,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--keep-alive") options.keep_alive = std::atoi(argv[i + 1]) != 0;
     if (flag == "--instances") options.instances = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--store") options.postgres = std::string(argv[i + 1]) == "postgres";
+    if (flag == "--redis") options.redis = std::atoi(argv[i + 1]) != 0;
   }
   return options;
 }
@@ -363,7 +368,24 @@ struct Measured {
   double driver = 0;
   int postgres_pids = 0;
   int postgres_pids_gone = 0;
+  std::string stored_rows;  // rows per run in the PostgreSQL tables, as text
 };
+
+// Rows per run the load left in the run store's PostgreSQL tables (the
+// warm-up runs' included, a handful against N).
+std::string StoredRows(const Backends& backends, int runs) {
+  const std::string& url = backends.database_url;
+  std::string database = url.substr(url.rfind('/') + 1);
+  std::string text;
+  for (const char* table : {"run_event", "diagnosis_trace_event", "agent_step", "run_observation"}) {
+    auto count = backends.postgres->Scalar(database, std::string("SELECT count(*) FROM ") + table);
+    char line[128];
+    std::snprintf(line, sizeof line, "%s%s %.1f", text.empty() ? "" : ", ", table,
+                  count ? std::atof(count->c_str()) / runs : -1.0);
+    text += line;
+  }
+  return text;
+}
 
 void Report(const Options& options, const std::vector<Instance>& instances,
             const std::vector<Outcome>& outcomes, const Measured& measured,
@@ -400,8 +422,9 @@ void Report(const Options& options, const std::vector<Instance>& instances,
   }
   const double runs = options.runs;
   std::printf("store           %s, %d instance%s (chats spread round-robin by the driver)\n",
-              options.postgres ? "PostgreSQL run store + Redis canonical store and run bus"
-                               : "SQLite run store (a file per instance)",
+              !options.postgres ? "SQLite run store (a file per instance)"
+              : options.redis   ? "PostgreSQL run store + Redis canonical store and run bus"
+                                : "PostgreSQL run store, no Redis (no run bus)",
               options.instances, options.instances == 1 ? "" : "s");
   std::printf("runs            %d concurrent, %d tool calls + %d model calls each, %d ms per model call\n",
               options.runs, options.tool_turns, options.tool_turns + 2, options.latency_ms);
@@ -442,6 +465,7 @@ void Report(const Options& options, const std::vector<Instance>& instances,
                 measured.postgres.total(), 1000.0 * measured.postgres.total() / runs,
                 measured.postgres.user, measured.postgres.system, measured.postgres_pids,
                 measured.postgres_pids_gone);
+    std::printf("stored per run  %s\n", measured.stored_rows.c_str());
     std::printf("cpu redis       %.2f s (%.2f ms per run; user %.2f, system %.2f)\n",
                 measured.redis.total(), 1000.0 * measured.redis.total() / runs,
                 measured.redis.user, measured.redis.system);
@@ -510,7 +534,7 @@ int main(int argc, char** argv) {
   if (options.postgres) {
     postgres_cpu = std::make_unique<ProcessTreeCpu>(backends.postgres->pid());
     postgres_cpu->MarkStart();
-    redis_before = CpuSeconds(backends.redis->pid());
+    if (backends.redis != nullptr) redis_before = CpuSeconds(backends.redis->pid());
   }
   double driver_cpu_before = CpuSeconds(::getpid()).total();
 
@@ -533,9 +557,12 @@ int main(int argc, char** argv) {
     measured.postgres = postgres_cpu->Used();
     measured.postgres_pids = postgres_cpu->pids_seen();
     measured.postgres_pids_gone = postgres_cpu->pids_gone();
-    measured.redis = CpuSeconds(backends.redis->pid()) - redis_before;
+    if (backends.redis != nullptr) {
+      measured.redis = CpuSeconds(backends.redis->pid()) - redis_before;
+    }
   }
   measured.driver = CpuSeconds(::getpid()).total() - driver_cpu_before;
+  if (options.postgres) measured.stored_rows = StoredRows(backends, options.runs);
 
   Report(options, instances, outcomes, measured, largest_request.load());
   bool all_ok = std::all_of(outcomes.begin(), outcomes.end(),
