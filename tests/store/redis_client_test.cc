@@ -202,6 +202,41 @@ TEST(RedisPool, AnUnreachableRedisIsAnErrorAndThenFailsFastWithoutDialling) {
       << "inside the back-off a caller is refused at once";
 }
 
+TEST(RedisPool, TheBackOffGrowsWhileDialsKeepFailingAndEndsWhenOneWorks) {
+  auto started = testing::RedisServer::Start();
+  if (!started && started.error().code == ErrorCode::kFailedPrecondition) {
+    GTEST_SKIP() << started.error().message;
+  }
+  ASSERT_TRUE(started) << started.error().ToString();
+  auto& server = **started;
+  RedisPool pool(Endpoint(server.Url()), {.backoff = 100ms, .max_backoff = 400ms});
+  server.Stop();
+  // Count the dials that fail (not the refusals inside a back-off) over a
+  // stretch of time: with doubling they come ever further apart.
+  auto refused = [](const Result<RedisReply>& r) {
+    return !r && r.error().message.find("not tried again yet") != std::string::npos;
+  };
+  std::vector<std::chrono::steady_clock::time_point> dials;
+  auto until = std::chrono::steady_clock::now() + 1500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    auto reply = pool.Command({"PING"});
+    ASSERT_FALSE(reply);
+    if (!refused(reply)) dials.push_back(std::chrono::steady_clock::now());
+    std::this_thread::sleep_for(5ms);
+  }
+  // 100 + 200 + 400 + 400 ... ms apart: 5 dials or so in 1.5 s, where a
+  // fixed 100 ms would have made 15.
+  EXPECT_GE(dials.size(), 2u);
+  EXPECT_LE(dials.size(), 8u);
+  ASSERT_TRUE(server.Restart());
+  EXPECT_TRUE(Eventually([&] { return pool.Command({"PING"}).has_value(); }));
+  server.Stop();
+  auto first = pool.Command({"PING"});
+  ASSERT_FALSE(first);
+  EXPECT_FALSE(refused(first)) << "the success ended the back-off: this one dialled";
+  ASSERT_TRUE(server.Restart());
+}
+
 TEST(RedisPool, ARedisStoppedMidUseGivesErrorsThenWorksAgainAfterRestart) {
   auto started = testing::RedisServer::Start();
   if (!started && started.error().code == ErrorCode::kFailedPrecondition) {

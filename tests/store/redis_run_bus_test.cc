@@ -232,6 +232,27 @@ TEST_F(RedisRunBusTest, EventsPublishedWhileRedisIsDownAreLostWithoutBlockingThe
   }
 }
 
+TEST_F(RedisRunBusTest, NoMoreThanTheQueueBoundWaitsWhileThePublisherIsStuck) {
+  RedisRunBusOptions options = Quick();
+  options.max_queued = 10;
+  options.timeouts.command = 10s;  // the stuck batch waits for Redis to answer again
+  RedisRunBus bus(Endpoint(server_->Url()), options);
+  ASSERT_EQ(kill(server_->pid(), SIGSTOP), 0);  // the publisher's first batch waits for a reply
+  for (std::int64_t id = 1; id <= 100; ++id) bus.PublishEvent("run", Event(id));
+  kill(server_->pid(), SIGCONT);
+  ASSERT_TRUE(Eventually([&] {
+    RedisRunBus::Stats stats = bus.stats();
+    return stats.published + stats.dropped == 100;
+  }));
+  // One batch (taken from a queue of at most 10) was in flight and at most
+  // 10 waited behind it; both went out once Redis answered, the other 80 or
+  // more were refused at once.
+  RedisRunBus::Stats stats = bus.stats();
+  EXPECT_GE(stats.published, 1u);
+  EXPECT_LE(stats.published, 20u);
+  EXPECT_GE(stats.dropped, 80u);
+}
+
 TEST_F(RedisRunBusTest, AMalformedMessageIsIgnoredAndCounted) {
   Recorder heard;
   auto bus = Bus(heard);
