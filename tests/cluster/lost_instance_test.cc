@@ -157,5 +157,43 @@ TEST_F(LostInstance, AnInstanceRestartedAtOnceEndsTheRunItLeftBehind) {
   EXPECT_EQ(ModelCallsFor(marker), calls) << "the lost run was executed again";
 }
 
+TEST_F(LostInstance, NginxNeverSendsAChatWhoseInstanceDiedToAnotherOne) {
+  // `proxy_next_upstream error timeout` without `non_idempotent`: a POST
+  // that reached an instance is not passed on when the instance dies, or
+  // the question would run twice. The JSON client gets nginx's 502.
+  ASSERT_NO_FATAL_FAILURE(StartCluster(ScriptedDiagnosis(3, milliseconds(1500)), {.instances = 2}));
+  const std::string marker = "json-chat-marker";
+  HttpReply reply;
+  std::thread client([&] {
+    reply = Fetch(nginx_port(), "POST", "/api/v1/chat", kJson, DiagnosisChat(marker));
+  });
+  const std::string where = "SELECT run_id FROM diagnosis_run WHERE question LIKE '%" + marker + "%'";
+  auto deadline = std::chrono::steady_clock::now() + seconds(20);
+  while ((Scalar(where).empty() || ModelCallsFor(marker) == 0) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  std::string run_id = Scalar(where);
+  ASSERT_FALSE(run_id.empty()) << "the chat never started a run";
+  DiagdInstance* executing = ExecutingInstance(run_id);
+  ASSERT_NE(executing, nullptr);
+  executing->Kill();
+  client.join();
+  EXPECT_EQ(reply.status, 502) << reply.body;
+  EXPECT_EQ(RunIdIn(reply.body), "");
+
+  ASSERT_TRUE(WaitUntilEnded(run_id, seconds(20)));
+  auto runs = StoredRuns();
+  EXPECT_EQ(runs.size(), 1u) << "the chat ran again on the other instance";
+  EXPECT_EQ(runs[run_id].failure_reason, "INSTANCE_LOST");
+  std::size_t calls = ModelCallsFor(marker);
+  std::this_thread::sleep_for(seconds(1));
+  EXPECT_EQ(ModelCallsFor(marker), calls);
+  // The client finds its run by its question.
+  auto listed = Fetch(nginx_port(), "GET", "/api/v1/runs?q=" + marker);
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_NE(listed.body.find(run_id), std::string::npos) << listed.body;
+}
+
 }  // namespace
 }  // namespace diagd::cluster_testing
