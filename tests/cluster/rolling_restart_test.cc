@@ -122,6 +122,10 @@ TEST_F(ClusterTest, ARollingRestartUnderLoadLosesNoRunAndShowsOnlyStoredResults)
   for (auto& client : clients) client.join();
   EXPECT_EQ(drained_while_running, static_cast<int>(instance_count()))
       << "an instance got SIGTERM with no run to drain";
+  // Two instances were up at every moment; nginx must never have found
+  // none to send to (with nginx's default max_fails=1 fail_timeout=10s it
+  // did, and answered every chat 502 for seconds).
+  EXPECT_EQ(nginx().ErrorLog().find("no live upstreams"), std::string::npos);
 
   // Every chat that got a run id has it stored and ended well; every other
   // one was refused (503 by a draining instance, 502 by nginx for a
