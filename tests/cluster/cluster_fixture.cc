@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
