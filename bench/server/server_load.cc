@@ -299,6 +299,51 @@ boost::json::object RunRecord(int port, const std::string& run_id) {
   return boost::json::parse(response.body()).as_object();
 }
 
+// Calls per command since Redis started ("publish" -> n), from INFO
+// commandstats over a plain blocking socket.
+std::map<std::string, long> RedisCommandCalls(int port) {
+  std::map<std::string, long> calls;
+  boost::system::error_code ec;
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)),
+                 ec);
+  if (ec) return calls;
+  asio::write(socket, asio::buffer(std::string("INFO commandstats\r\n")), ec);
+  asio::streambuf reply;
+  std::size_t header = asio::read_until(socket, reply, "\r\n", ec);
+  if (ec) return calls;
+  std::string length(asio::buffers_begin(reply.data()), asio::buffers_begin(reply.data()) + header);
+  reply.consume(header);
+  std::size_t body = static_cast<std::size_t>(std::atol(length.c_str() + 1)) + 2;
+  if (reply.size() < body) asio::read(socket, reply, asio::transfer_exactly(body - reply.size()), ec);
+  std::istringstream lines(std::string(asio::buffers_begin(reply.data()), asio::buffers_end(reply.data())));
+  // cmdstat_publish:calls=12,usec=34,...
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("cmdstat_")) continue;
+    std::size_t colon = line.find(":calls=");
+    if (colon == std::string::npos) continue;
+    calls[line.substr(8, colon - 8)] = std::atol(line.c_str() + colon + 7);
+  }
+  return calls;
+}
+
+// What Redis was asked per run during the load: "publish 18.0, hset 7.0, ...".
+std::string RedisCallsPerRun(const std::map<std::string, long>& before,
+                             const std::map<std::string, long>& after, int runs) {
+  std::string text;
+  for (const auto& [command, calls] : after) {
+    auto earlier = before.find(command);
+    long during = calls - (earlier == before.end() ? 0 : earlier->second);
+    if (during <= 0 || command == "info") continue;
+    char part[96];
+    std::snprintf(part, sizeof part, "%s%s %.1f", text.empty() ? "" : ", ", command.c_str(),
+                  static_cast<double>(during) / runs);
+    text += part;
+  }
+  return text;
+}
+
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -369,6 +414,7 @@ struct Measured {
   int postgres_pids = 0;
   int postgres_pids_gone = 0;
   std::string stored_rows;  // rows per run in the PostgreSQL tables, as text
+  std::string redis_calls;  // Redis commands per run, as text
 };
 
 // Rows per run the load left in the run store's PostgreSQL tables (the
@@ -469,6 +515,9 @@ void Report(const Options& options, const std::vector<Instance>& instances,
     std::printf("cpu redis       %.2f s (%.2f ms per run; user %.2f, system %.2f)\n",
                 measured.redis.total(), 1000.0 * measured.redis.total() / runs,
                 measured.redis.user, measured.redis.system);
+    if (!measured.redis_calls.empty()) {
+      std::printf("redis per run   %s\n", measured.redis_calls.c_str());
+    }
   }
   std::printf("cpu per run     diagd %.2f ms, postgres %.2f ms, redis %.2f ms, driver %.2f ms\n",
               1000.0 * diagd_cpu / runs, 1000.0 * measured.postgres.total() / runs,
@@ -531,10 +580,14 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<ProcessTreeCpu> postgres_cpu;
   CpuTimes redis_before;
+  std::map<std::string, long> redis_calls_before;
   if (options.postgres) {
     postgres_cpu = std::make_unique<ProcessTreeCpu>(backends.postgres->pid());
     postgres_cpu->MarkStart();
-    if (backends.redis != nullptr) redis_before = CpuSeconds(backends.redis->pid());
+    if (backends.redis != nullptr) {
+      redis_before = CpuSeconds(backends.redis->pid());
+      redis_calls_before = RedisCommandCalls(backends.redis->port());
+    }
   }
   double driver_cpu_before = CpuSeconds(::getpid()).total();
 
@@ -559,6 +612,8 @@ int main(int argc, char** argv) {
     measured.postgres_pids_gone = postgres_cpu->pids_gone();
     if (backends.redis != nullptr) {
       measured.redis = CpuSeconds(backends.redis->pid()) - redis_before;
+      measured.redis_calls = RedisCallsPerRun(
+          redis_calls_before, RedisCommandCalls(backends.redis->port()), options.runs);
     }
   }
   measured.driver = CpuSeconds(::getpid()).total() - driver_cpu_before;
