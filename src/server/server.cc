@@ -108,6 +108,11 @@ asio::awaitable<void> ShutDown(Server::Impl& server) {
                                        {"queued", std::int64_t{server.executor.queued()}}});
   beast::error_code ignored;
   server.acceptor.close(ignored);
+  // Kept-alive connections waiting for their next request close now: a
+  // balancer's pool would otherwise send them requests this instance can
+  // only refuse (503) while it drains; a fresh connection goes elsewhere.
+  while (CloseIdlestConnection(server)) {
+  }
   server.executor.Close();  // queued runs get SERVER_SHUTTING_DOWN
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::seconds(server.config.shutdown_grace_seconds);

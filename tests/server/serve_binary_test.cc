@@ -445,6 +445,50 @@ TEST_F(ServeBinary, SigtermLetsARunningRunFinishWithinTheGracePeriod) {
   EXPECT_EQ(complete[0].at("abandoned"), 0);
 }
 
+// A kept-alive connection with no request under way is closed as soon as
+// the shutdown begins, while runs still drain: a balancer then sends the
+// next request elsewhere instead of to an instance that can only refuse it.
+TEST_F(ServeBinary, SigtermClosesIdleKeptAliveConnectionsWhileRunsDrain) {
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(3000)));  // 3 calls, ~9 s
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
+  SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
+  auto first = stream.Next();
+  ASSERT_TRUE(first && first->name == "run");
+  std::string run_id = RunIdOf(*first);
+
+  int idle = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(idle, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port_));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(idle, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";  // kept alive
+  ASSERT_EQ(::write(idle, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::string answered;
+  char chunk[4096];
+  while (answered.find("\"status\":\"ok\"") == std::string::npos) {
+    ssize_t n = ::read(idle, chunk, sizeof(chunk));
+    ASSERT_GT(n, 0) << "no answer on the kept-alive connection: " << answered;
+    answered.append(chunk, static_cast<std::size_t>(n));
+  }
+
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  timeval wait{30, 0};  // a bound for a busy machine, not a measure
+  ::setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  EXPECT_EQ(::read(idle, chunk, sizeof(chunk)), 0) << "the idle connection was not closed";
+  ::close(idle);
+  EXPECT_EQ(RunRecord(run_id)["status"], "RUNNING") << "closed while the run still drains";
+
+  auto rest = stream.Rest(seconds(60));
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back().name, "done");
+  auto exit_status = WaitServeExit(seconds(30));
+  ASSERT_TRUE(exit_status.has_value()) << Log();
+  EXPECT_EQ(*exit_status, 0) << Log();
+  EXPECT_EQ(RunRecord(run_id)["status"], "SUCCEEDED");
+}
+
 TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
   ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/1));
