@@ -50,7 +50,19 @@ void StoreUpkeep::Tick() {
 }
 
 void StoreUpkeep::Reclaim(WallTime now) {
-  auto lost = service_.runs->ReclaimLostRuns({service_.owner.instance_id, started_, now});
+  // After a store outage every instance's renewals failed alike: until the
+  // owners have had a lease to renew again, only runs whose lease ran out
+  // before the outage began are lost (those are the dead instances').
+  WallTime horizon = now;
+  if (outage_began_) {
+    bool settling = store_failing_ || now < recovered_at_ + service_.owner.lease;
+    if (settling) {
+      horizon = std::min(now, *outage_began_);
+    } else {
+      outage_began_.reset();
+    }
+  }
+  auto lost = service_.runs->ReclaimLostRuns({service_.owner.instance_id, started_, horizon});
   if (!lost) return;  // the store's health says why; the next round tries again
   for (const auto& run_id : *lost) {
     log_.Warn("run_lost", {{"run_id", run_id}});
@@ -75,6 +87,11 @@ void StoreUpkeep::WatchHealth() {
   bool failing = health.state == app::StoreHealth::State::kFailing;
   if (failing == store_failing_) return;
   store_failing_ = failing;
+  if (failing) {
+    outage_began_ = health.failing_since;
+  } else {
+    recovered_at_ = std::chrono::system_clock::now();
+  }
   if (failing) {
     log_.Error("run_store_failing", {{"error", health.last_error}});
   } else {

@@ -5,9 +5,10 @@
 //   they are never executed again;
 // - then, every third of a lease, on a thread of its own: it renews the
 //   leases of the runs it executes, ends other instances' runs whose lease
-//   ran out, and writes again the finished runs the store refused
-//   (app::RunRecordWriter's backlog), logging when the store starts and
-//   stops failing; and deletes the tool call observations older than
+//   ran out (after a store outage, for one lease, only those whose lease
+//   ran out before it began: no instance could renew during it), and
+//   writes again the finished runs the store refused (app::RunRecordWriter's
+//   backlog), logging when the store starts and stops failing; and deletes the tool call observations older than
 //   storage.observation_retention_days (CONTRACT.md 12.4).
 //
 // Thread safety: Start and Stop from one thread; the rest is internal.
@@ -57,6 +58,10 @@ class StoreUpkeep {
   std::atomic<std::int64_t> lost_total_{0};
   // The upkeep thread's own (and Start's, before the thread exists):
   bool store_failing_ = false;        // as last logged
+  // The last store outage: when it began (its first failure) and when the
+  // store answered again; Reclaim's horizon until the owners renewed.
+  std::optional<WallTime> outage_began_;
+  WallTime recovered_at_;
   std::optional<WallTime> started_;  // set until the runs left behind are ended
 
   std::mutex mu_;

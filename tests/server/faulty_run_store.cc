@@ -86,7 +86,7 @@ Result<std::optional<std::string>> FaultyRunStore::GetObservation(
   DIAGD_FAULTY_CALL(StoreOp::kGet, GetObservation(run_id, tool_call_id));
 }
 Result<std::int64_t> FaultyRunStore::PurgeObservations(WallTime before) {
-  return store_->PurgeObservations(before);
+  DIAGD_FAULTY_CALL(StoreOp::kPurge, PurgeObservations(before));
 }
 Status FaultyRunStore::AppendTurn(const std::string& conversation_id,
                                   const app::ConversationTurn& turn) {

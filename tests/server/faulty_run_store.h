@@ -18,7 +18,7 @@
 namespace diagd::server::testing {
 
 enum class StoreOp { kCreate, kFinish, kAbandon, kAppendEvents, kRenew, kReclaim, kGet, kEvents, kList,
-                     kAppendTurn, kRecentTurns };
+                     kAppendTurn, kRecentTurns, kPurge };
 
 // The faults of one store, shared between the test and the store.
 class StoreFaults {

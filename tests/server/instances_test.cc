@@ -225,5 +225,46 @@ TEST_F(InstancesTest, EventsLostWhileTheBusWasDownAreReadFromTheStoreOnceItIsBac
   EXPECT_EQ(seen.back().name, "done") << Describe(seen);
 }
 
+// PostgreSQL down for longer than a lease: no instance could renew, so
+// every lease ran out meanwhile. Once the store is back, the run still
+// executing is not taken for lost: for a lease, only runs whose lease ran
+// out before the outage began are (a dead instance's).
+TEST_F(InstancesTest, AfterAStoreOutageLongerThanALeaseARunStillExecutingIsNotTakenForLost) {
+  auto faults = std::make_shared<StoreFaults>();
+  for (auto* end : {&a_, &b_}) {
+    FixtureOptions options = Options(end == &a_ ? "instance-a" : "instance-b",
+                                     end == &a_ ? *bus_a_ : *bus_b_);
+    options.store_faults = faults;
+    options.lease_seconds = 3;  // the upkeep every second
+    *end = std::make_unique<ServerFixture>(options);
+  }
+  std::unique_ptr<SseStream> chat;
+  std::string run_id = StartHeldRun(chat);
+  ASSERT_FALSE(run_id.empty());
+
+  const StoreOp kUpkeep[] = {StoreOp::kRenew, StoreOp::kReclaim, StoreOp::kPurge};
+  for (StoreOp op : kUpkeep) faults->Fail(op);
+  auto logged = [](ServerFixture& server, const char* event) {
+    return server.Log().find(std::string("\"event\":\"") + event + "\"") != std::string::npos;
+  };
+  ASSERT_TRUE(WaitFor([&] {
+    return logged(*a_, "run_store_failing") && logged(*b_, "run_store_failing");
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // the lease runs out
+  for (StoreOp op : kUpkeep) faults->Heal(op);
+  ASSERT_TRUE(WaitFor([&] {
+    return logged(*a_, "run_store_recovered") && logged(*b_, "run_store_recovered");
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // and the lease after it
+
+  EXPECT_EQ(Status(run_id), "RUNNING");
+  EXPECT_FALSE(logged(*a_, "run_lost") || logged(*b_, "run_lost")) << b_->Log();
+  ASSERT_EQ(a_->Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
+  auto rest = chat->Rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back().name, "done");
+  EXPECT_EQ(Json(b_->Get("/api/v1/runs/" + run_id).body).at("stop_reason"), "CANCELLED");
+}
+
 }  // namespace
 }  // namespace diagd::server::testing
