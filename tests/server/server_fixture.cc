@@ -87,7 +87,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
     service_->chat = std::make_unique<app::ChatApplicationUseCase>(
         wiring::ChatDepsFor(*service_, *throwing_model_, config_, SystemClock::Instance()));
   }
-  log_ = std::make_unique<ServerLog>(log_stream_);
+  log_ = std::make_unique<ServerLog>(log_stream_.stream());
   auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_, options.bus});
   if (!server) {
     ADD_FAILURE() << server.error().message;
@@ -124,11 +124,7 @@ ServerFixture::~ServerFixture() {
   std::filesystem::remove_all(dir_);
 }
 
-std::string ServerFixture::Log() const {
-  // ServerLog flushes whole lines under its lock; a copy may miss the line
-  // being written, never see half of one.
-  return log_stream_.str();
-}
+std::string ServerFixture::Log() const { return log_stream_.Text(); }
 
 bool ServerFixture::WaitIdle(std::chrono::milliseconds timeout) const {
   auto deadline = std::chrono::steady_clock::now() + timeout;

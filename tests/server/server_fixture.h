@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "server/faulty_run_store.h"
+#include "server/locked_log_sink.h"
 #include "server/server.h"
 #include "server/test_client.h"
 #include "wiring/chat_service.h"
@@ -92,7 +93,7 @@ class ServerFixture {
   config::Config config_;
   std::unique_ptr<model::ChatModel> throwing_model_;  // outlives service_
   std::unique_ptr<wiring::ChatService> service_;
-  std::ostringstream log_stream_;  // written under ServerLog's lock
+  LockedLogSink log_stream_;
   std::unique_ptr<ServerLog> log_;
   std::unique_ptr<Server> server_;
   std::thread thread_;
