@@ -15,19 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "testing/eventually.h"
+
 namespace diagd::core {
 namespace {
 
-constexpr std::size_t kStack = 256 * 1024;
+using diagd::testing::Eventually;
 
-// Polls `done` for up to 20 s (a hang shows as a failure, not a stuck test).
-template <typename Predicate>
-bool Eventually(Predicate done) {
-  for (int i = 0; i < 2000 && !done(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return done();
-}
+constexpr std::size_t kStack = 256 * 1024;
 
 // Wakes handed out by parked fibers, for the test's thread to call.
 struct WakeBox {
@@ -355,7 +350,7 @@ TEST_F(FiberDeathTest, AStackOverflowSaysWhichLimitAndStillKillsTheProcess) {
         FiberPool pool(1, kStack);
         pool.Spawn([] { RecurseDeeply(1 << 20); });
       },
-      testing::KilledBySignal(SIGSEGV),
+      ::testing::KilledBySignal(SIGSEGV),
       "^diagd: a run overflowed its 256 KiB fiber stack \\(guard page hit\\); aborting\n$");
 }
 
@@ -369,7 +364,7 @@ TEST_F(FiberDeathTest, AnotherFaultOnAFiberDiesAsBefore) {
         FiberPool pool(1, kStack);
         pool.Spawn([] { WriteNowhere(); });
       },
-      testing::KilledBySignal(SIGSEGV), testing::Not(testing::HasSubstr("overflowed")));
+      ::testing::KilledBySignal(SIGSEGV), ::testing::Not(::testing::HasSubstr("overflowed")));
 }
 
 void SayAndExit(int) {
@@ -386,7 +381,7 @@ TEST_F(FiberDeathTest, AFaultOffTheFibersGoesToTheEarlierHandler) {
         FiberPool pool(1, kStack);
         WriteNowhere();
       },
-      testing::ExitedWithCode(3), "the earlier handler ran");
+      ::testing::ExitedWithCode(3), "the earlier handler ran");
 }
 
 }  // namespace

@@ -15,12 +15,14 @@
 
 #include "server/json_body.h"
 #include "server/server_fixture.h"
+#include "testing/eventually.h"
 #include "testing/loopback_http_server.h"
 #include "testing/scripted_model_server.h"
 
 namespace diagd::server::testing {
 namespace {
 
+using diagd::testing::Eventually;
 using diagd::testing::LoopbackHttpServer;
 using diagd::testing::ScriptedAnswer;
 using diagd::testing::ScriptedModelServer;
@@ -34,16 +36,6 @@ constexpr const char* kQuestion =
 std::string LogsCall(const std::string& query) {
   boost::json::object input{{"topic", "payment-service"}, {"query", query}};
   return boost::json::serialize(boost::json::object{{"input", input}});
-}
-
-// Waits (a bounded poll, not a timed assertion) until `ready` holds.
-template <typename Ready>
-bool WaitFor(Ready ready) {
-  for (int i = 0; i < 6000; ++i) {  // up to a minute on a busy machine
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
 }
 
 struct Finished {
@@ -85,7 +77,7 @@ TEST(CancelTest, CancellingMidModelCallReleasesTheCheckedFactsAndCallsTheModelNo
                    kQuestion);
   ASSERT_EQ(stream.status(), 200);
   std::string run_id = RunIdOf(stream);
-  ASSERT_TRUE(WaitFor([&] { return model.Requests().size() == 2; })) << "the second call is held";
+  ASSERT_TRUE(Eventually([&] { return model.Requests().size() == 2; })) << "the second call is held";
 
   auto accepted = server.Post("/api/v1/runs/" + run_id + "/cancel");
   ASSERT_EQ(accepted.status, 202) << accepted.body;
@@ -121,7 +113,7 @@ TEST(CancelTest, CancellingBeforeAnythingWasCheckedReleasesAFailedFallback) {
   SseStream stream(server.port(), "POST", "/api/v1/chat", {{"Content-Type", "application/json"}},
                    kQuestion);
   std::string run_id = RunIdOf(stream);
-  ASSERT_TRUE(WaitFor([&] { return model.Requests().size() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return model.Requests().size() == 1; }));
   ASSERT_EQ(server.Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
   Finished finished = ReadToEnd(server, stream, run_id);
 
@@ -189,7 +181,7 @@ TEST(CancelTest, CancellingMidToolCallAbandonsItAndCallsTheModelNoMore) {
   SseStream stream(server.port(), "POST", "/api/v1/chat", {{"Content-Type", "application/json"}},
                    kQuestion);
   std::string run_id = RunIdOf(stream);
-  ASSERT_TRUE(WaitFor([&] { return documents.Requests().size() == 1; })) << "the tool is held";
+  ASSERT_TRUE(Eventually([&] { return documents.Requests().size() == 1; })) << "the tool is held";
   ASSERT_EQ(server.Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
   Finished finished = ReadToEnd(server, stream, run_id);
 

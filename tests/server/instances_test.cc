@@ -15,10 +15,13 @@
 #include "server/json_body.h"
 #include "server/memory_run_bus.h"
 #include "server/server_fixture.h"
+#include "testing/eventually.h"
 #include "testing/scripted_model_server.h"
 
 namespace diagd::server::testing {
 namespace {
+
+using diagd::testing::Eventually;
 
 namespace fs = std::filesystem;
 using diagd::testing::ScriptedAnswer;
@@ -29,15 +32,6 @@ constexpr auto kHold = std::chrono::minutes(10);
 constexpr const char* kQuestion =
     R"({"message":"payment-service 为什么超时？","route":"diagnosis"})";
 const Headers kJson = {{"Content-Type", "application/json"}};
-
-template <typename Ready>
-bool WaitFor(Ready ready) {
-  for (int i = 0; i < 6000; ++i) {  // up to a minute on a busy machine
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 std::string Describe(const std::vector<SseEvent>& events) {
   std::string text;
@@ -91,7 +85,7 @@ class InstancesTest : public ::testing::Test {
     auto run = chat->Next();
     EXPECT_TRUE(run && run->name == "run");
     if (!run) return {};
-    EXPECT_TRUE(WaitFor([&] { return model_.Requests().size() == 2; })) << "the second call is held";
+    EXPECT_TRUE(Eventually([&] { return model_.Requests().size() == 2; })) << "the second call is held";
     return std::string(Json(run->data).at("run_id").as_string());
   }
 
@@ -247,12 +241,12 @@ TEST_F(InstancesTest, AfterAStoreOutageLongerThanALeaseARunStillExecutingIsNotTa
   auto logged = [](ServerFixture& server, const char* event) {
     return server.Log().find(std::string("\"event\":\"") + event + "\"") != std::string::npos;
   };
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(Eventually([&] {
     return logged(*a_, "run_store_failing") && logged(*b_, "run_store_failing");
   }));
   std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // the lease runs out
   for (StoreOp op : kUpkeep) faults->Heal(op);
-  ASSERT_TRUE(WaitFor([&] {
+  ASSERT_TRUE(Eventually([&] {
     return logged(*a_, "run_store_recovered") && logged(*b_, "run_store_recovered");
   }));
   std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // and the lease after it

@@ -12,25 +12,18 @@
 
 #include "store/fallback_canonical_store.h"
 #include "store/redis_canonical_store.h"
+#include "testing/eventually.h"
 #include "testing/free_port.h"
 #include "testing/redis_server.h"
 
 namespace diagd::store {
 namespace {
 
+using diagd::testing::Eventually;
+
 using namespace std::chrono_literals;
 using tools::CanonicalRecord;
 using ::testing::HasSubstr;
-
-template <typename F>
-bool Eventually(F condition) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
-}
 
 // Run ids unique within the test program, whose Redis all tests share.
 std::string UniqueRun(const std::string& name) {

@@ -10,11 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "testing/eventually.h"
 #include "testing/free_port.h"
 #include "testing/redis_server.h"
 
 namespace diagd::store {
 namespace {
+
+using diagd::testing::Eventually;
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
@@ -24,17 +27,6 @@ RedisEndpoint Endpoint(const std::string& url) {
   auto endpoint = ParseRedisUrl(url);
   EXPECT_TRUE(endpoint) << endpoint.error().ToString();
   return endpoint ? *endpoint : RedisEndpoint{};
-}
-
-// Polls `condition` until it holds or 10 s pass.
-template <typename F>
-bool Eventually(F condition) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
 }
 
 TEST(RedisUrl, ReadsHostPortDatabaseAndCredentials) {

@@ -10,24 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "testing/eventually.h"
 #include "testing/free_port.h"
 #include "testing/redis_server.h"
 
 namespace diagd::store {
 namespace {
 
+using diagd::testing::Eventually;
+
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
-
-template <typename F>
-bool Eventually(F condition) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return condition();
-}
 
 struct Received {
   std::string run_id;
