@@ -212,6 +212,17 @@ std::optional<SseEvent> SseReader::Next(std::chrono::milliseconds timeout) {
   }
 }
 
+std::vector<SseEvent> SseReader::Through(const std::string& name,
+                                         std::chrono::milliseconds timeout) {
+  std::vector<SseEvent> seen;
+  while (seen.empty() || seen.back().name != name) {
+    auto event = Next(timeout);
+    if (!event) break;
+    seen.push_back(std::move(*event));
+  }
+  return seen;
+}
+
 std::vector<SseEvent> SseReader::Rest(std::chrono::milliseconds timeout) {
   std::vector<SseEvent> events;
   while (auto event = Next(timeout)) events.push_back(std::move(*event));

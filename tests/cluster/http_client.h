@@ -22,6 +22,9 @@ using server::testing::Headers;
 using server::testing::HttpReply;
 using server::testing::SseEvent;
 
+// The headers of a request with a JSON body.
+inline const Headers kJson = {{"Content-Type", "application/json"}};
+
 // One request with `Connection: close`, read to the end; the body
 // de-chunked. Status 0 when no whole response came (refused, cut, timeout).
 HttpReply Fetch(int port, const std::string& method, const std::string& target,
@@ -44,6 +47,10 @@ class SseReader {
   // The next event; nullopt when the stream ended (or was cut) or nothing
   // came within `timeout`. `ended()` tells which.
   std::optional<SseEvent> Next(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // The events up to and with the first one named `name`; fewer (the last
+  // one named otherwise) when the stream ended or stalled before it.
+  std::vector<SseEvent> Through(const std::string& name,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Every event until the stream ends or nothing comes within `timeout`.
   std::vector<SseEvent> Rest(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // The connection ended (closed by the other side, or cut).

@@ -20,26 +20,13 @@ using diagd::testing::ScriptedDiagnosis;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
-// Reads `stream` through its first event named `name`.
-std::vector<SseEvent> EventsThrough(SseReader& stream, const std::string& name) {
-  std::vector<SseEvent> seen;
-  while (seen.empty() || seen.back().name != name) {
-    auto event = stream.Next(seconds(30));
-    if (!event) break;
-    seen.push_back(*event);
-  }
-  return seen;
-}
-
 class LostInstance : public ClusterTest {
  protected:
   // A chat sent to `executing` directly (so the test knows whom to kill),
   // read until the run waits on its first model call; its run id.
   std::string StartRunOn(DiagdInstance& executing, SseReader& chat, const std::string& marker) {
     EXPECT_EQ(chat.status(), 200);
-    auto seen = EventsThrough(chat, "route");
+    auto seen = chat.Through("route");
     if (seen.empty() || seen.back().name != "route") {
       ADD_FAILURE() << "the chat's stream ended before `route`";
       return "";

@@ -24,8 +24,6 @@ using diagd::testing::ScriptedDiagnosis;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
 // What one chat of the load got.
 struct ChatOutcome {
   bool streamed = false;

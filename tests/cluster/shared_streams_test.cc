@@ -21,22 +21,9 @@ using diagd::testing::ScriptedDiagnosis;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
 ClusterOptions WithRedis(const testing::RedisServer& redis, int instances = 3) {
   return {.instances = instances,
           .more_storage = "canonical = \"" + redis.Url() + "\"\n"};
-}
-
-// Reads `stream` until an event named `name` (inclusive).
-std::vector<SseEvent> EventsThrough(SseReader& stream, const std::string& name) {
-  std::vector<SseEvent> seen;
-  while (seen.empty() || seen.back().name != name) {
-    auto event = stream.Next(seconds(30));
-    if (!event) break;
-    seen.push_back(*event);
-  }
-  return seen;
 }
 
 class SharedStreams : public ClusterTest {
@@ -72,7 +59,7 @@ TEST_F(SharedStreams, AStreamCutOnOneInstanceResumesOnAnotherLiveWithEveryEventO
   ASSERT_NO_FATAL_FAILURE(StartCluster(ScriptedDiagnosis(3, milliseconds(800)), WithRedis(*redis)));
   SseReader chat(nginx_port(), "POST", "/api/v1/chat", kJson, DiagnosisChat("resume-marker"));
   ASSERT_EQ(chat.status(), 200);
-  std::vector<SseEvent> seen = EventsThrough(chat, "progress");
+  std::vector<SseEvent> seen = chat.Through("progress");
   ASSERT_FALSE(seen.empty());
   ASSERT_EQ(seen.back().name, "progress") << "the stream ended before a progress event";
   std::string run_id = RunIdIn(seen.front().data);
@@ -108,7 +95,7 @@ TEST_F(SharedStreams, ACancelSentToAnotherInstanceStopsTheRun) {
   DiagdInstance& executing = instance(0);
   SseReader chat(executing.port(), "POST", "/api/v1/chat", kJson, DiagnosisChat(marker));
   ASSERT_EQ(chat.status(), 200);
-  std::vector<SseEvent> seen = EventsThrough(chat, "progress");
+  std::vector<SseEvent> seen = chat.Through("progress");
   ASSERT_FALSE(seen.empty());
   std::string run_id = RunIdIn(seen.front().data);
 
@@ -151,7 +138,7 @@ TEST_F(SharedStreams, WithRedisGoneARunFinishesAndAStreamOnAnotherInstanceStillE
   DiagdInstance& executing = instance(0);
   SseReader chat(executing.port(), "POST", "/api/v1/chat", kJson, DiagnosisChat("redis-down"));
   ASSERT_EQ(chat.status(), 200);
-  std::vector<SseEvent> seen = EventsThrough(chat, "progress");
+  std::vector<SseEvent> seen = chat.Through("progress");
   ASSERT_FALSE(seen.empty());
   std::string run_id = RunIdIn(seen.front().data);
   SseReader watcher(instance(1).port(), "GET", "/api/v1/runs/" + run_id + "/events");
@@ -195,7 +182,7 @@ TEST_F(SharedStreams, AClientCutByAKilledInstanceResumesThroughNginxAndSeesTheLo
   const std::string marker = "killed-resume-marker";
   SseReader chat(nginx_port(), "POST", "/api/v1/chat", kJson, DiagnosisChat(marker));
   ASSERT_EQ(chat.status(), 200);
-  std::vector<SseEvent> seen = EventsThrough(chat, "progress");
+  std::vector<SseEvent> seen = chat.Through("progress");
   ASSERT_FALSE(seen.empty());
   std::string run_id = RunIdIn(seen.front().data);
   DiagdInstance* executing = ExecutingInstance(run_id);

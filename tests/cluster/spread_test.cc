@@ -20,8 +20,6 @@ using diagd::testing::ScriptedDiagnosis;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const Headers kJson = {{"Content-Type", "application/json"}};
-
 boost::json::value Json(const std::string& text) {
   boost::system::error_code ec;
   auto value = boost::json::parse(text, ec);
