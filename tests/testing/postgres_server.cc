@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "testing/free_port.h"
+#include "testing/shared_server.h"
 
 namespace diagd::testing {
 namespace {
@@ -282,37 +283,6 @@ Result<std::string> PostgresServer::Scalar(std::string_view database, std::strin
   return std::string(PQgetvalue(result.get(), 0, 0));
 }
 
-namespace {
-
-struct SharedState {
-  std::mutex mu;
-  bool tried = false;
-  std::unique_ptr<PostgresServer> server;
-  Error error;
-};
-
-// Destroyed at exit, which stops the server.
-SharedState& Shared() {
-  static SharedState state;
-  return state;
-}
-
-}  // namespace
-
-Result<PostgresServer*> SharedPostgresServer() {
-  SharedState& state = Shared();
-  std::lock_guard lock(state.mu);
-  if (!state.tried) {
-    state.tried = true;
-    auto started = PostgresServer::Start();
-    if (started) {
-      state.server = std::move(*started);
-    } else {
-      state.error = started.error();
-    }
-  }
-  if (state.server == nullptr) return state.error;
-  return state.server.get();
-}
+Result<PostgresServer*> SharedPostgresServer() { return StartedOnce<PostgresServer>(); }
 
 }  // namespace diagd::testing

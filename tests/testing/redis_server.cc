@@ -11,12 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "testing/free_port.h"
+#include "testing/shared_server.h"
 
 namespace diagd::testing {
 namespace {
@@ -189,42 +189,10 @@ std::string RedisServer::Url(int db) const {
   return "redis://" + auth + "127.0.0.1:" + std::to_string(port_) + "/" + std::to_string(db);
 }
 
-namespace {
-
-struct SharedState {
-  std::mutex mu;
-  bool tried = false;
-  std::unique_ptr<RedisServer> server;
-  Error error;
-};
-
-// Destroyed at exit, which stops the server.
-SharedState& Shared() {
-  static SharedState state;
-  return state;
-}
-
-}  // namespace
-
 Result<RedisServer*> SharedRedisServer() {
-  SharedState& state = Shared();
-  std::lock_guard lock(state.mu);
-  if (!state.tried) {
-    state.tried = true;
-    auto started = RedisServer::Start();
-    if (started) {
-      state.server = std::move(*started);
-    } else {
-      state.error = started.error();
-    }
-  }
-  if (state.server == nullptr) return state.error;
-  // A test that stopped it and failed before restarting must not take the
-  // rest of the program down with it.
-  if (!state.server->running()) {
-    if (Status restarted = state.server->Restart(); !restarted) return restarted.error();
-  }
-  return state.server.get();
+  return StartedOnce<RedisServer>([](RedisServer& server) -> Status {
+    return server.running() ? OkStatus() : server.Restart();
+  });
 }
 
 }  // namespace diagd::testing
