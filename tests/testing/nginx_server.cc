@@ -1,13 +1,11 @@
 #include "testing/nginx_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/child_process.h"
 #include "testing/free_port.h"
 
 namespace diagd::testing {
@@ -29,16 +28,6 @@ using namespace std::chrono_literals;
 constexpr auto kReadyTimeout = 30s;
 constexpr auto kStopTimeout = 10s;
 constexpr int kLaunchAttempts = 3;  // a free port may be taken before nginx binds it
-
-std::string ReadWhole(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string Tail(const std::filesystem::path& file, std::size_t max_bytes = 2000) {
-  std::string content = ReadWhole(file);
-  return content.size() > max_bytes ? content.substr(content.size() - max_bytes) : content;
-}
 
 std::string FindNginx() {
   std::string path = getenv("PATH") != nullptr ? getenv("PATH") : "";
@@ -105,32 +94,6 @@ std::string MainConfig(const std::filesystem::path& dir, int port,
          "    scgi_temp_path " + d + "/temp/scgi;\n"
          "\n" +
          indented + "}\n";
-}
-
-// fork + exec in a process group of its own (so Stop can end the master
-// and its worker together), output to `log`. PR_SET_PDEATHSIG SIGTERM: a
-// fast shutdown that takes the worker along when this process dies.
-pid_t Spawn(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::string log_path = log.string();
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child: async-signal-safe calls only.
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != parent) _exit(126);
-  int out = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int in = open("/dev/null", O_RDONLY);
-  if (out < 0 || in < 0) _exit(126);
-  dup2(in, 0);
-  dup2(out, 1);
-  dup2(out, 2);
-  close_range(3, ~0U, 0);  // no socket of the test lives on in nginx
-  execv(argv[0], argv.data());
-  _exit(127);
 }
 
 }  // namespace
@@ -206,7 +169,10 @@ Status NginxServer::Launch(const std::string& nginx, const std::vector<int>& ups
                                    (dir_ / "nginx.conf").string(),
                                    "-e",
                                    (dir_ / "error.log").string()};
-  pid_ = Spawn(args, dir_ / "nginx.out");
+  // A process group of its own, so Stop ends the master and its worker
+  // together; SIGTERM when this process dies, a fast shutdown that takes the
+  // worker along.
+  pid_ = SpawnChild(args, {.log = dir_ / "nginx.out", .death_signal = SIGTERM, .own_group = true});
   if (pid_ < 0) return Error::Internal("fork failed");
   return OkStatus();
 }
@@ -217,30 +183,21 @@ Status NginxServer::WaitUntilReady() {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return Error::Unavailable("nginx exited during start-up:\n" + Tail(dir_ / "nginx.out") +
-                                Tail(dir_ / "error.log"));
+      return Error::Unavailable("nginx exited during start-up:\n" + FileTail(dir_ / "nginx.out", 2000) +
+                                FileTail(dir_ / "error.log", 2000));
     }
     if (Accepts(port_)) return OkStatus();
     std::this_thread::sleep_for(20ms);
   }
   Stop();
   return Error::DeadlineExceeded("nginx did not accept connections within 30 s:\n" +
-                                 Tail(dir_ / "error.log"));
+                                 FileTail(dir_ / "error.log", 2000));
 }
 
 void NginxServer::Stop() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);  // fast shutdown: open streams are cut, as a crash would
-  auto deadline = std::chrono::steady_clock::now() + kStopTimeout;
-  int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(-pid_, SIGKILL);  // the master and its worker
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  // fast shutdown: open streams are cut, as a crash would
+  StopChild(pid_, SIGTERM, kStopTimeout, /*whole_group=*/true);
   pid_ = -1;
 }
 
@@ -250,8 +207,8 @@ NginxServer::~NginxServer() {
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
 }
 
-std::string NginxServer::Config() const { return ReadWhole(dir_ / "nginx.conf"); }
-std::string NginxServer::ErrorLog() const { return ReadWhole(dir_ / "error.log"); }
-std::string NginxServer::AccessLog() const { return ReadWhole(dir_ / "access.log"); }
+std::string NginxServer::Config() const { return ReadWholeFile(dir_ / "nginx.conf"); }
+std::string NginxServer::ErrorLog() const { return ReadWholeFile(dir_ / "error.log"); }
+std::string NginxServer::AccessLog() const { return ReadWholeFile(dir_ / "access.log"); }
 
 }  // namespace diagd::testing

@@ -14,12 +14,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "testing/child_process.h"
 #include "testing/free_port.h"
 #include "testing/shared_server.h"
 
@@ -70,12 +70,6 @@ std::string FindBinDir() {
   }
   if (versions.empty()) return {};
   return std::max_element(versions.begin(), versions.end())->second;
-}
-
-std::string Tail(const std::filesystem::path& file, std::size_t max_bytes = 1500) {
-  std::ifstream in(file, std::ios::binary);
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return content.size() > max_bytes ? content.substr(content.size() - max_bytes) : content;
 }
 
 // fork + exec as `run_as` (when set) with output to `log`, in `dir`. The
@@ -179,7 +173,7 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
       WEXITSTATUS(status) != 0) {
     return Error::Internal("initdb failed (exit " + std::to_string(WEXITSTATUS(status)) + "):\n" +
-                           Tail(server->dir_ / "initdb.log"));
+                           FileTail(server->dir_ / "initdb.log"));
   }
   Status ready = Error::Internal("not started");
   for (int attempt = 0; attempt < kLaunchAttempts && !ready; ++attempt) {
@@ -209,29 +203,20 @@ Status PostgresServer::WaitUntilReady() {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       return Error::Unavailable("postgres exited during start-up:\n" +
-                                Tail(dir_ / "postgres.log"));
+                                FileTail(dir_ / "postgres.log"));
     }
     if (PQping(conninfo.c_str()) == PQPING_OK) return OkStatus();
     std::this_thread::sleep_for(20ms);
   }
   Stop();
   return Error::DeadlineExceeded("postgres did not accept connections within 30 s:\n" +
-                                 Tail(dir_ / "postgres.log"));
+                                 FileTail(dir_ / "postgres.log"));
 }
 
 void PostgresServer::Stop() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGINT);  // fast shutdown: ends the sessions instead of waiting for them
-  auto deadline = std::chrono::steady_clock::now() + kStopTimeout;
-  int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  // fast shutdown: ends the sessions instead of waiting for them
+  StopChild(pid_, SIGINT, kStopTimeout);
   pid_ = -1;
 }
 

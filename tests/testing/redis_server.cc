@@ -1,20 +1,18 @@
 #include "testing/redis_server.h"
 
-#include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "testing/child_process.h"
 #include "testing/free_port.h"
 #include "testing/shared_server.h"
 
@@ -37,12 +35,6 @@ std::string FindRedisServer() {
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
-}
-
-std::string Tail(const std::filesystem::path& file, std::size_t max_bytes = 1500) {
-  std::ifstream in(file, std::ios::binary);
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return content.size() > max_bytes ? content.substr(content.size() - max_bytes) : content;
 }
 
 // PING answered with PONG (after AUTH when a password is set).
@@ -109,26 +101,8 @@ Status RedisServer::Launch() {
     args.push_back("--requirepass");
     args.push_back(options_.password);
   }
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::string dir = dir_.string();
-  pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = SpawnChild(args, {.dir = dir_});
   if (pid < 0) return Error::Internal("fork failed");
-  if (pid == 0) {
-    // Child: async-signal-safe calls only.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(126);
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    int in = open("/dev/null", O_RDWR);
-    if (in < 0) _exit(126);
-    dup2(in, 0);
-    dup2(in, 1);
-    dup2(in, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   pid_ = pid;
   return OkStatus();
 }
@@ -140,29 +114,20 @@ Status RedisServer::WaitUntilReady() {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       return Error::Unavailable("redis-server exited during start-up:\n" +
-                                Tail(dir_ / "redis.log"));
+                                FileTail(dir_ / "redis.log"));
     }
     if (Pings(port_, options_.password)) return OkStatus();
     std::this_thread::sleep_for(10ms);
   }
   Stop();
   return Error::DeadlineExceeded("redis-server did not answer PING within 20 s:\n" +
-                                 Tail(dir_ / "redis.log"));
+                                 FileTail(dir_ / "redis.log"));
 }
 
 void RedisServer::Stop() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);  // nothing to save: it exits at once
-  auto deadline = std::chrono::steady_clock::now() + kStopTimeout;
-  int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
+  // nothing to save: it exits at once
+  StopChild(pid_, SIGTERM, kStopTimeout);
   pid_ = -1;
 }
 

@@ -1,23 +1,21 @@
 #include "tools/mysql/mariadb_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <mysql.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
+#include "testing/child_process.h"
 #include "testing/free_port.h"
 
 namespace diagd::testing {
@@ -57,35 +55,6 @@ std::string FindProgram(const std::string& name) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
-}
-
-std::string Tail(const std::filesystem::path& file, std::size_t max_bytes = 1500) {
-  std::ifstream in(file, std::ios::binary);
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return content.size() > max_bytes ? content.substr(content.size() - max_bytes) : content;
-}
-
-// fork + exec with output to `log`. The child dies with this process
-// (PR_SET_PDEATHSIG), so a killed test run leaves no server behind.
-pid_t Spawn(const std::vector<std::string>& args, const std::filesystem::path& log) {
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::string log_path = log.string();
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child: async-signal-safe calls only.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(126);
-  int out = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int in = open("/dev/null", O_RDONLY);
-  if (out < 0 || in < 0) _exit(126);
-  dup2(in, 0);
-  dup2(out, 1);
-  dup2(out, 2);
-  execv(argv[0], argv.data());
-  _exit(127);
 }
 
 struct MysqlCloser {
@@ -135,11 +104,11 @@ Result<std::unique_ptr<MariadbServer>> MariadbServer::Start() {
                                       "--auth-root-authentication-method=normal", "--skip-test-db"};
   if (geteuid() == 0) install.push_back("--user=root");
   install.insert(install.end(), std::begin(kServerOptions), std::end(kServerOptions));
-  pid_t pid = Spawn(install, server->dir_ / "install.log");
+  pid_t pid = SpawnChild(install, {.log = server->dir_ / "install.log"});
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
       WEXITSTATUS(status) != 0) {
-    return Error::Internal("mariadb-install-db failed:\n" + Tail(server->dir_ / "install.log"));
+    return Error::Internal("mariadb-install-db failed:\n" + FileTail(server->dir_ / "install.log"));
   }
 
   Status ready = Error::Internal("not started");
@@ -166,7 +135,7 @@ Status MariadbServer::Launch(const std::string& mariadbd) {
                                    "--log-error=" + (dir_ / "err.log").string()};
   if (geteuid() == 0) args.push_back("--user=root");
   args.insert(args.end(), std::begin(kServerOptions), std::end(kServerOptions));
-  pid_ = Spawn(args, dir_ / "stdout.log");
+  pid_ = SpawnChild(args, {.log = dir_ / "stdout.log"});
   if (pid_ < 0) return Error::Internal("fork failed");
   return OkStatus();
 }
@@ -177,29 +146,19 @@ Status MariadbServer::WaitUntilReady() {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return Error::Unavailable("mariadbd exited during start-up:\n" + Tail(dir_ / "err.log"));
+      return Error::Unavailable("mariadbd exited during start-up:\n" + FileTail(dir_ / "err.log"));
     }
     if (ConnectAsRoot(dir_ / "sock")) return OkStatus();
     std::this_thread::sleep_for(20ms);
   }
   Stop();
   return Error::DeadlineExceeded("mariadbd did not accept connections within 30 s:\n" +
-                                 Tail(dir_ / "err.log"));
+                                 FileTail(dir_ / "err.log"));
 }
 
 void MariadbServer::Stop() {
   if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + kStopTimeout;
-  int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(10ms);
-  }
+  StopChild(pid_, SIGTERM, kStopTimeout);
   pid_ = -1;
 }
 
