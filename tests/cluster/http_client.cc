@@ -14,6 +14,9 @@ namespace diagd::cluster_testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using server::testing::BuildRequest;
+using server::testing::Lower;
+using server::testing::ParseHead;
 
 int Connect(int port) {
   // Close-on-exec: an instance started later must not keep it open.
@@ -54,43 +57,6 @@ ReadOutcome ReadSome(int fd, std::string& into, Clock::time_point deadline) {
   if (n <= 0) return ReadOutcome::kEnd;
   into.append(chunk, static_cast<std::size_t>(n));
   return ReadOutcome::kData;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// The status line and headers at the front of `raw`; the offset of the
-// body, or npos while the head is incomplete.
-std::size_t ParseHead(const std::string& raw, int& status,
-                      std::map<std::string, std::string>& headers) {
-  std::size_t end = raw.find("\r\n\r\n");
-  if (end == std::string::npos) return end;
-  std::istringstream head(raw.substr(0, end));
-  std::string line;
-  std::getline(head, line);
-  if (line.size() >= 12) status = std::atoi(line.substr(9, 3).c_str());
-  while (std::getline(head, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-    headers[Lower(line.substr(0, colon))] = value;
-  }
-  return end + 4;
-}
-
-std::string BuildRequest(const std::string& method, const std::string& target,
-                         const Headers& headers, const std::string& body, bool close) {
-  std::string raw = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-  for (const auto& [name, value] : headers) raw += name + ": " + value + "\r\n";
-  if (!body.empty() || method == "POST") {
-    raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  }
-  if (close) raw += "Connection: close\r\n";
-  return raw + "\r\n" + body;
 }
 
 // Moves the whole chunks at the front of `raw` into `body`; true once the

@@ -50,13 +50,13 @@ bool ReadSome(int fd, std::string& into, std::chrono::steady_clock::time_point d
   return true;
 }
 
+}  // namespace
+
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-// Parses the status line and headers at the front of `raw`; returns the
-// offset of the body, or npos when the head is incomplete.
 std::size_t ParseHead(const std::string& raw, int& status,
                       std::map<std::string, std::string>& headers) {
   std::size_t end = raw.find("\r\n\r\n");
@@ -84,8 +84,6 @@ std::string BuildRequest(const std::string& method, const std::string& target,
   if (close) raw += "Connection: close\r\n";
   return raw + "\r\n" + body;
 }
-
-}  // namespace
 
 HttpReply SendRaw(int port, const std::string& raw, std::chrono::milliseconds timeout) {
   HttpReply reply;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,18 @@ struct SseEvent {
   std::string name;
   std::string data;
 };
+
+// HTTP/1.1 pieces for the test clients (this one and tests/cluster's).
+// `name` in lower case, for header lookups.
+std::string Lower(std::string name);
+// The status line and headers at the front of `raw` (header names in lower
+// case); the offset of the body, or npos while the head is incomplete.
+std::size_t ParseHead(const std::string& raw, int& status,
+                      std::map<std::string, std::string>& headers);
+// A request's bytes: Host and (for a body or a POST) Content-Length added,
+// and `Connection: close` when `close`.
+std::string BuildRequest(const std::string& method, const std::string& target,
+                         const Headers& headers, const std::string& body, bool close);
 
 // Sends `raw` as is and reads the response until the server closes.
 HttpReply SendRaw(int port, const std::string& raw,
