@@ -35,6 +35,9 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   model::ChatRequest request;
   request.component = model::Component::kDiagnosisAgent;
   request.tools = OfferedTools(deps_.catalog);
+  // The loop below only appends to the conversation: each call's request
+  // body grows from the last one's.
+  request.encoded = std::make_shared<model::EncodedConversation>();
   request.messages.push_back({model::Role::kSystem, DiagnosisSystemPrompt(deps_.language), {}, {}});
   for (const auto& turn : history) request.messages.push_back(turn);
   request.messages.push_back({model::Role::kUser, question, {}, {}});

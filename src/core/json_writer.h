@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace diagd::json {
@@ -15,6 +16,13 @@ namespace diagd::json {
 class JsonWriter {
  public:
   explicit JsonWriter(std::size_t reserve = 1024) { out_.reserve(reserve); }
+  // Goes on writing `out`, a document that Take() returned with `depth`
+  // containers still open, the innermost holding `has_items` (a comma then
+  // comes before the next value): for appending to a document kept open.
+  JsonWriter(std::string out, std::size_t depth, bool has_items)
+      : out_(std::move(out)), needs_comma_(depth, true) {
+    if (depth > 0) needs_comma_.back() = has_items;
+  }
 
   JsonWriter& BeginObject();
   JsonWriter& EndObject();

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -68,6 +69,17 @@ struct Usage {
   std::int64_t total_tokens = 0;
 };
 
+// What a model client keeps of a conversation between two of its calls, for
+// a caller that sends one growing request turn after turn (the diagnosis
+// loop). The OpenAI client keeps the last request body here and encodes
+// only the messages added since, instead of the whole history every turn
+// (at 30-event tool results the history is most of the body).
+struct EncodedConversation {
+  std::string body;                   // the last body, its messages array last
+  std::uint64_t head = 0;             // what the body holds besides the messages
+  std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
+};
+
 struct ChatRequest {
   Component component = Component::kDiagnosisAgent;
   std::vector<Message> messages;
@@ -80,6 +92,13 @@ struct ChatRequest {
   // (the HTTP transfer aborted) and nothing is retried; the call fails
   // CANCELLED.
   std::stop_token cancel;
+  // Set by a caller that only ever appends to `messages` between calls
+  // (and keeps `tools` and `component`): the client may then reuse the
+  // previous call's encoding. Unset, every call encodes the whole request.
+  // A change the client notices (a message of another size, other tools)
+  // makes it encode the request whole again; an edit of the same size it
+  // would not notice, hence the rule.
+  std::shared_ptr<EncodedConversation> encoded;
 };
 
 struct ChatResponse {

@@ -152,8 +152,16 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   if (endpoint.provider != config::ModelProvider::kOpenAi) {
     return fail(Error::FailedPrecondition("the component is configured with the offline provider"));
   }
-  auto body = wire::EncodeRequest(request, endpoint.name, endpoint.replay_reasoning);
-  if (!body.has_value()) return fail(body.error());
+  // A growing conversation's body is kept between its calls
+  // (ChatRequest::encoded): it is lent to the exchange and handed back at
+  // every exit, so that the next call appends only its new messages.
+  EncodedConversation call_only;
+  EncodedConversation& conversation = request.encoded ? *request.encoded : call_only;
+  if (auto encoded = wire::EncodeRequestInto(request, endpoint.name, endpoint.replay_reasoning,
+                                             conversation);
+      !encoded) {
+    return fail(encoded.error());
+  }
 
   http::Request http_request;
   http_request.method = "POST";
@@ -161,7 +169,12 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   http_request.headers = {{"Content-Type", "application/json"},
                           {"X-Diagd-Component", ComponentName(request.component)}};
   if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
-  http_request.body = std::move(*body);
+  http_request.body = std::move(conversation.body);
+  struct BodyBack {
+    EncodedConversation& to;
+    http::Request& from;
+    ~BodyBack() { to.body = std::move(from.body); }
+  } body_back{conversation, http_request};
   http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;
   const milliseconds endpoint_timeout =

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <optional>
+#include <span>
 
 #include "core/json.h"
 #include "core/json_writer.h"
@@ -88,18 +90,56 @@ void WriteMessage(json::JsonWriter& w, const Message& message, bool with_reasoni
   w.EndObject();
 }
 
-// About the size of the encoded request: its text, and room for escaping
+// About the size of `messages` encoded: their text, and room for escaping
 // (tool results are JSON, whose quotes double up).
-std::size_t EncodedSizeHint(const ChatRequest& request) {
-  std::size_t size = 1024;
-  for (const Message& message : request.messages) {
+std::size_t EncodedSizeHint(std::span<const Message> messages) {
+  std::size_t size = 0;
+  for (const Message& message : messages) {
     size += 64 + message.content.size() + message.content.size() / 4 + message.reasoning.size();
     for (const ToolCall& call : message.tool_calls) size += 96 + 2 * call.arguments.size();
   }
-  for (const FunctionTool& tool : request.tools) {
+  return size;
+}
+
+std::size_t EncodedSizeHint(std::span<const FunctionTool> tools) {
+  std::size_t size = 1024;
+  for (const FunctionTool& tool : tools) {
     size += 64 + tool.description.size() + 2 * tool.parameters_schema.size();
   }
   return size;
+}
+
+// boost::hash_combine's step, for the fingerprints below.
+std::uint64_t Mix(std::uint64_t seed, std::uint64_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 12) + (seed >> 4));
+}
+
+std::uint64_t Hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+// What a body holds besides its messages. The tools are hashed (a few
+// KiB, once a call); a new model, tools or replay rule means a new body.
+std::uint64_t HeadFingerprint(const ChatRequest& request, std::string_view model_name,
+                              config::ReplayReasoning replay) {
+  std::uint64_t h = Mix(static_cast<std::uint64_t>(request.component),
+                        static_cast<std::uint64_t>(replay));
+  h = Mix(h, Hash(model_name));
+  for (const FunctionTool& tool : request.tools) {
+    h = Mix(Mix(Mix(h, Hash(tool.name)), Hash(tool.description)), Hash(tool.parameters_schema));
+  }
+  return h;
+}
+
+// A message told apart by its role and sizes only: hashing its text would
+// cost about what encoding it does, which is what reuse saves. Hence the
+// append-only rule of ChatRequest::encoded.
+std::uint64_t ShapeOf(const Message& message, bool with_reasoning) {
+  std::uint64_t h = Mix(static_cast<std::uint64_t>(message.role), message.content.size());
+  h = Mix(Mix(h, message.tool_call_id.size()), message.tool_calls.size());
+  h = Mix(h, with_reasoning ? message.reasoning.size() + 1 : 0);
+  for (const ToolCall& call : message.tool_calls) {
+    h = Mix(Mix(Mix(h, call.id.size()), call.name.size()), call.arguments.size());
+  }
+  return h;
 }
 
 Result<bj::object> EncodeTool(const FunctionTool& tool) {
@@ -319,20 +359,12 @@ void SplitReasoning(const bj::object& message, std::string content, Message& out
   }
 }
 
-}  // namespace
-
-Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
-                                  config::ReplayReasoning replay) {
-  // Streamed, not built as a document first: a late turn carries every
-  // earlier tool result, and copying it into a tree costs as much again.
-  json::JsonWriter w(EncodedSizeHint(request));
+// Everything before the messages, the messages array left open: the body
+// is `head m1,m2,...]}`, so that a turn's messages are appended to it.
+Result<std::string> EncodeHead(const ChatRequest& request, std::string_view model_name) {
+  json::JsonWriter w(EncodedSizeHint(request.tools) + EncodedSizeHint(request.messages));
   w.BeginObject().Key("model");
   WriteText(w, model_name);
-  w.Key("messages").BeginArray();
-  for (const Message& message : request.messages) {
-    WriteMessage(w, message, ReplaysReasoning(request, replay, message));
-  }
-  w.EndArray();
   if (!request.tools.empty()) {
     w.Key("tools").BeginArray();
     for (const FunctionTool& tool : request.tools) {
@@ -344,12 +376,72 @@ Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view m
     // would batch calls must not.
     w.EndArray().Key("tool_choice").String("auto").Key("parallel_tool_calls").Bool(false);
   }
-  w.Key("stream").Bool(false).EndObject();
-  std::string body = w.Take();
+  w.Key("stream").Bool(false).Key("messages").BeginArray();
+  return w.Take();
+}
+
+// How many of the messages `conversation.body` already holds, as they are
+// now; 0 when the body cannot be reused.
+std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning replay,
+                             std::uint64_t head, const EncodedConversation& conversation) {
+  if (conversation.body.empty() || conversation.head != head ||
+      conversation.shapes.size() > request.messages.size()) {
+    return 0;
+  }
+  for (std::size_t i = 0; i < conversation.shapes.size(); ++i) {
+    const Message& message = request.messages[i];
+    if (conversation.shapes[i] != ShapeOf(message, ReplaysReasoning(request, replay, message))) {
+      return 0;
+    }
+  }
+  return conversation.shapes.size();
+}
+
+constexpr std::string_view kBodyEnd = "]}";  // the messages array, the body
+
+}  // namespace
+
+Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view model_name,
+                               config::ReplayReasoning replay, EncodedConversation& conversation) {
+  // Streamed, not built as a document first: a late turn carries every
+  // earlier tool result, and copying it into a tree costs as much again.
+  const std::uint64_t head = HeadFingerprint(request, model_name, replay);
+  const std::size_t reused = ReusableMessages(request, replay, head, conversation);
+  std::string body = std::move(conversation.body);
+  std::vector<std::uint64_t> shapes = std::move(conversation.shapes);
+  conversation = {};
+  if (reused > 0) {
+    body.resize(body.size() - kBodyEnd.size());
+  } else {
+    auto encoded_head = EncodeHead(request, model_name);
+    if (!encoded_head.has_value()) return encoded_head.error();
+    body = std::move(*encoded_head);
+    shapes.clear();
+  }
+  const std::span<const Message> added = std::span(request.messages).subspan(reused);
+  body.reserve(body.size() + EncodedSizeHint(added) + kBodyEnd.size());
+  json::JsonWriter w(std::move(body), 2, reused > 0);
+  for (const Message& message : added) {
+    const bool with_reasoning = ReplaysReasoning(request, replay, message);
+    WriteMessage(w, message, with_reasoning);
+    shapes.push_back(ShapeOf(message, with_reasoning));
+  }
+  w.EndArray().EndObject();
+  body = w.Take();
   // The body lives while the model answers, once per waiting run: the
   // hint's slack (it guesses high, to grow at most once) goes back first.
   if (body.capacity() - body.size() > body.size() / 16) body.shrink_to_fit();
-  return body;
+  conversation = {std::move(body), head, std::move(shapes)};
+  return {};
+}
+
+Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
+                                  config::ReplayReasoning replay) {
+  EncodedConversation conversation;
+  if (auto encoded = EncodeRequestInto(request, model_name, replay, conversation); !encoded) {
+    return encoded.error();
+  }
+  return std::move(conversation.body);
 }
 
 Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret,

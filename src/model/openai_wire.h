@@ -25,6 +25,15 @@ namespace diagd::model::wire {
 Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
                                   config::ReplayReasoning replay = config::ReplayReasoning::kAuto);
 
+// The same body, left in `conversation.body`, reusing the encoding of the
+// conversation's previous call: when its model, tools, reasoning replay and
+// earlier messages are as they were, only the messages added since are
+// encoded and appended; otherwise the body is encoded whole. The body's
+// `messages` array comes last, so that appending to it is appending to the
+// body. On an error `conversation` is left empty.
+Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view model_name,
+                               config::ReplayReasoning replay, EncodedConversation& conversation);
+
 // `choices[0].message`, `finish_reason` and `usage` of a successful answer,
 // with the reasoning split off the content: a `reasoning_content` or
 // `reasoning` field, and a <think>...</think> block at the start of the

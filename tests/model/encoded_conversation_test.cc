@@ -1,0 +1,184 @@
+// A conversation's request body kept between calls (ChatRequest::encoded):
+// each turn appends only its new messages, and the body is always the one a
+// whole encoding of the same request gives, byte for byte. Anything the
+// encoder can notice (an earlier message of another size, other tools,
+// another model or replay rule) makes it encode the body whole again.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "core/json.h"
+#include "model/openai_client_fixture.h"
+#include "model/openai_wire.h"
+
+namespace diagd::model {
+namespace {
+
+using config::ReplayReasoning;
+
+constexpr char kSchema[] =
+    R"({"type":"object","properties":{"query":{"type":"string"}},"required":["query"]})";
+
+ChatRequest Conversation() {
+  ChatRequest request;
+  request.component = Component::kDiagnosisAgent;
+  request.tools.push_back({"search_documents", "Search the runbooks.", kSchema});
+  request.messages.push_back({Role::kSystem, "You diagnose incidents.", {}, ""});
+  request.messages.push_back({Role::kUser, "订单服务为什么大量 500？", {}, ""});
+  return request;
+}
+
+// One turn of the loop: the model called a tool and the tool answered.
+void AddTurn(ChatRequest& request, int n, std::string result) {
+  const std::string id = "call_" + std::to_string(n);
+  Message call{Role::kAssistant, "", {{id, "search_documents", R"({"query":"pool"})"}}, ""};
+  call.reasoning = "look at the pool, turn " + std::to_string(n);
+  call.reasoning_source = ReasoningSource::kReasoningContent;
+  request.messages.push_back(std::move(call));
+  request.messages.push_back({Role::kTool, std::move(result), {}, id});
+}
+
+std::string Whole(const ChatRequest& request, ReplayReasoning replay = ReplayReasoning::kAuto) {
+  auto body = wire::EncodeRequest(request, "agent-model", replay);
+  EXPECT_TRUE(body.has_value()) << body.error().ToString();
+  return body.value_or("");
+}
+
+std::string Grown(const ChatRequest& request, EncodedConversation& conversation,
+                  ReplayReasoning replay = ReplayReasoning::kAuto) {
+  auto encoded = wire::EncodeRequestInto(request, "agent-model", replay, conversation);
+  EXPECT_TRUE(encoded.has_value()) << encoded.error().ToString();
+  return conversation.body;
+}
+
+TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+  for (int n = 1; n <= 4; ++n) {
+    // Results with quotes, control characters and a bad byte, as tools give.
+    AddTurn(request, n, R"({"evidence_status":"FOUND","line":"pool \"exhausted\"\t)" +
+                            std::string(n, 'x') + "\xFF\"}");
+    const std::string grown = Grown(request, conversation);
+    ASSERT_EQ(grown, Whole(request)) << "turn " << n;
+    ASSERT_EQ(conversation.shapes.size(), request.messages.size());
+  }
+  auto parsed = json::Parse(conversation.body);
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().ToString();
+  const auto& messages = parsed->at("messages").as_array();
+  ASSERT_EQ(messages.size(), 10u);
+  EXPECT_EQ(messages[9].at("tool_call_id"), boost::json::value("call_4"));
+  EXPECT_EQ(messages[8].at("reasoning_content"), boost::json::value("look at the pool, turn 4"));
+  EXPECT_EQ(parsed->at("model"), boost::json::value("agent-model"));
+  EXPECT_EQ(parsed->at("tools").as_array().size(), 1u);
+}
+
+TEST(EncodedConversationTest, AppendsToTheKeptBodyRatherThanEncodingItAgain) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  // A body the encoder could not have written tells whether it was kept:
+  // reuse keeps its start as it is, a whole encoding would replace it.
+  conversation.body.replace(conversation.body.find("agent-model"), 11, "kept--model");
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EXPECT_NE(Grown(request, conversation).find("kept--model"), std::string::npos);
+}
+
+TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgain) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  Grown(request, conversation);
+  conversation.body.replace(conversation.body.find("agent-model"), 11, "kept--model");
+  request.messages[3].content = R"({"evidence_status":"NOT_FOUND"})";
+  AddTurn(request, 2, R"({"evidence_status":"FOUND"})");
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+}
+
+TEST(EncodedConversationTest, FewerMessagesThanEncodedMakesTheBodyWholeAgain) {
+  ChatRequest request = Conversation();
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  request.messages.resize(2);
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+}
+
+TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
+  ChatRequest request = Conversation();
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EncodedConversation conversation;
+  Grown(request, conversation);
+
+  request.tools[0].description = "Search the runbooks, in Chinese first.";
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+
+  // The reasoning goes out under kAuto and not under kNever: same
+  // messages, another body.
+  const std::string never = Grown(request, conversation, ReplayReasoning::kNever);
+  EXPECT_EQ(never, Whole(request, ReplayReasoning::kNever));
+  EXPECT_EQ(never.find("reasoning_content"), std::string::npos);
+
+  auto other_model = wire::EncodeRequestInto(request, "other-model", ReplayReasoning::kNever,
+                                             conversation);
+  ASSERT_TRUE(other_model.has_value());
+  EXPECT_NE(conversation.body.find("\"other-model\""), std::string::npos);
+}
+
+TEST(EncodedConversationTest, ABodyLentOutAndNotReturnedIsEncodedWhole) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  std::string lent = std::move(conversation.body);
+  conversation.body.clear();
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+}
+
+TEST(EncodedConversationTest, ABadToolSchemaFailsAndLeavesNothingToReuse) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  request.tools[0].parameters_schema = "[1,2]";
+  auto encoded = wire::EncodeRequestInto(request, "agent-model", ReplayReasoning::kAuto,
+                                         conversation);
+  ASSERT_FALSE(encoded.has_value());
+  EXPECT_EQ(encoded.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(conversation.body.empty());
+  EXPECT_TRUE(conversation.shapes.empty());
+}
+
+// Through the real client and HTTP: the kept body is what the server gets
+// on every call, and it is handed back after a failed exchange too.
+TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) {
+  config::ModelConfig config = ConfigFor(server_.BaseUrl());
+  config.per_component[Component::kDiagnosisAgent].name = "agent-model";
+  config.per_component[Component::kDiagnosisAgent].max_attempts = 1;
+  OpenAiChatModel client(config, FastOptions());
+  ChatRequest request = Conversation();
+  request.encoded = std::make_shared<EncodedConversation>();
+
+  server_.Answer("first");
+  ASSERT_TRUE(client.Complete(request).has_value());
+  EXPECT_EQ(request.encoded->body, Whole(request));
+
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  server_.FailWithStatus(400, "bad request");
+  ASSERT_FALSE(client.Complete(request).has_value());
+  EXPECT_EQ(request.encoded->body, Whole(request));
+
+  AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
+  server_.Answer("third");
+  ASSERT_TRUE(client.Complete(request).has_value());
+
+  auto seen = server_.Requests();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].json.at("messages").as_array().size(), 2u);
+  EXPECT_EQ(seen[1].json.at("messages").as_array().size(), 4u);
+  EXPECT_EQ(seen[2].body, Whole(request));
+  EXPECT_EQ(seen[2].json.at("messages").as_array().size(), 6u);
+}
+
+}  // namespace
+}  // namespace diagd::model
