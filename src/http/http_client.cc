@@ -2,10 +2,12 @@
 
 #include <curl/curl.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
 #include "core/fiber.h"
+#include "http/body_parts.h"
 #include "http/transfer_engine.h"
 
 namespace diagd::http {
@@ -32,6 +34,23 @@ std::size_t Write(char* data, std::size_t size, std::size_t count, void* user) {
   sink->body.append(data, bytes);
   return bytes;
 }
+
+std::size_t ReadParts(char* out, std::size_t size, std::size_t count, void* user) {
+  return static_cast<BodyPartsReader*>(user)->Read(out, size * count);
+}
+
+int SeekParts(void* user, curl_off_t offset, int origin) {
+  if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
+  return static_cast<BodyPartsReader*>(user)->Seek(static_cast<std::uint64_t>(offset))
+             ? CURL_SEEKFUNC_OK
+             : CURL_SEEKFUNC_FAIL;
+}
+
+// libcurl writes a body below 64 KiB given whole in the same send as the
+// headers; one read through a callback goes out in sends of its own. A
+// short body in parts is therefore joined (a small copy), a long one read
+// out part by part (no copy of it at all but curl's own).
+constexpr std::size_t kJoinBelow = 64 * 1024;
 
 // curl asks this while a transfer runs (off a fiber: at least once a
 // second); non-zero aborts it.
@@ -89,9 +108,27 @@ Result<Response, Failure> Send(const Request& request) {
 
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  std::string joined;
+  BodyPartsReader reader(request.body_parts);
   if (request.method != "GET") {
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    std::size_t parts_size = 0;
+    for (std::string_view part : request.body_parts) parts_size += part.size();
+    if (!request.body.empty() || parts_size == 0) {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    } else if (parts_size < kJoinBelow) {
+      joined.reserve(parts_size);
+      for (std::string_view part : request.body_parts) joined += part;
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, joined.data());
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(joined.size()));
+    } else {
+      curl_easy_setopt(h, CURLOPT_POST, 1L);
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(parts_size));
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, &ReadParts);
+      curl_easy_setopt(h, CURLOPT_READDATA, &reader);
+      curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &SeekParts);
+      curl_easy_setopt(h, CURLOPT_SEEKDATA, &reader);
+    }
   }
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct Request {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // Or, when `body` is empty, the body in parts, sent in order as one: a
+  // caller that keeps a long body in pieces (a conversation that grows
+  // turn by turn) need not join it for every send. The parts must live
+  // until Send returns.
+  std::vector<std::string_view> body_parts;
   std::chrono::milliseconds timeout{10000};       // the whole exchange
   std::chrono::milliseconds connect_timeout{3000};
   std::size_t max_response_bytes = 8 * 1024 * 1024;

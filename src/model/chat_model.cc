@@ -34,4 +34,13 @@ const char* RoleName(Role role) {
   return "";
 }
 
+std::string EncodedConversation::Body() const {
+  std::size_t size = 0;
+  for (const std::string& part : parts) size += part.size();
+  std::string body;
+  body.reserve(size);
+  for (const std::string& part : parts) body += part;
+  return body;
+}
+
 }  // namespace diagd::model

@@ -71,13 +71,19 @@ struct Usage {
 
 // What a model client keeps of a conversation between two of its calls, for
 // a caller that sends one growing request turn after turn (the diagnosis
-// loop). The OpenAI client keeps the last request body here and encodes
-// only the messages added since, instead of the whole history every turn
-// (at 30-event tool results the history is most of the body).
+// loop). The OpenAI client keeps the last request body here, in parts, and
+// encodes only the messages added since as one more part, instead of the
+// whole history every turn (at 30-event tool results the history is most
+// of the body); nothing already encoded is copied again.
 struct EncodedConversation {
-  std::string body;                   // the last body, its messages array last
+  // The body is these joined: everything but the messages (up to the
+  // opening of the messages array, which comes last), the messages each
+  // call added, and the closing "]}".
+  std::vector<std::string> parts;
   std::uint64_t head = 0;             // what the body holds besides the messages
   std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
+
+  std::string Body() const;
 };
 
 struct ChatRequest {

@@ -153,8 +153,8 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
     return fail(Error::FailedPrecondition("the component is configured with the offline provider"));
   }
   // A growing conversation's body is kept between its calls
-  // (ChatRequest::encoded): it is lent to the exchange and handed back at
-  // every exit, so that the next call appends only its new messages.
+  // (ChatRequest::encoded), in parts that the exchange sends as they are,
+  // so that the next call adds only its new messages.
   EncodedConversation call_only;
   EncodedConversation& conversation = request.encoded ? *request.encoded : call_only;
   if (auto encoded = wire::EncodeRequestInto(request, endpoint.name, endpoint.replay_reasoning,
@@ -169,12 +169,7 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   http_request.headers = {{"Content-Type", "application/json"},
                           {"X-Diagd-Component", ComponentName(request.component)}};
   if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
-  http_request.body = std::move(conversation.body);
-  struct BodyBack {
-    EncodedConversation& to;
-    http::Request& from;
-    ~BodyBack() { to.body = std::move(from.body); }
-  } body_back{conversation, http_request};
+  http_request.body_parts.assign(conversation.parts.begin(), conversation.parts.end());
   http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;
   const milliseconds endpoint_timeout =

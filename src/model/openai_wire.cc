@@ -362,7 +362,7 @@ void SplitReasoning(const bj::object& message, std::string content, Message& out
 // Everything before the messages, the messages array left open: the body
 // is `head m1,m2,...]}`, so that a turn's messages are appended to it.
 Result<std::string> EncodeHead(const ChatRequest& request, std::string_view model_name) {
-  json::JsonWriter w(EncodedSizeHint(request.tools) + EncodedSizeHint(request.messages));
+  json::JsonWriter w(EncodedSizeHint(request.tools));
   w.BeginObject().Key("model");
   WriteText(w, model_name);
   if (!request.tools.empty()) {
@@ -380,12 +380,14 @@ Result<std::string> EncodeHead(const ChatRequest& request, std::string_view mode
   return w.Take();
 }
 
-// How many of the messages `conversation.body` already holds, as they are
-// now; 0 when the body cannot be reused.
+constexpr std::string_view kBodyEnd = "]}";  // the messages array, the body
+
+// How many of the messages `conversation` already holds, as they are now;
+// 0 when its body cannot be reused.
 std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning replay,
                              std::uint64_t head, const EncodedConversation& conversation) {
-  if (conversation.body.empty() || conversation.head != head ||
-      conversation.shapes.size() > request.messages.size()) {
+  if (conversation.parts.size() < 2 || conversation.parts.back() != kBodyEnd ||
+      conversation.head != head || conversation.shapes.size() > request.messages.size()) {
     return 0;
   }
   for (std::size_t i = 0; i < conversation.shapes.size(); ++i) {
@@ -397,7 +399,10 @@ std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning
   return conversation.shapes.size();
 }
 
-constexpr std::string_view kBodyEnd = "]}";  // the messages array, the body
+// A part's slack goes back: the parts live as long as the run.
+void Fit(std::string& part) {
+  if (part.capacity() - part.size() > part.size() / 16) part.shrink_to_fit();
+}
 
 }  // namespace
 
@@ -407,31 +412,34 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
   // earlier tool result, and copying it into a tree costs as much again.
   const std::uint64_t head = HeadFingerprint(request, model_name, replay);
   const std::size_t reused = ReusableMessages(request, replay, head, conversation);
-  std::string body = std::move(conversation.body);
-  std::vector<std::uint64_t> shapes = std::move(conversation.shapes);
+  EncodedConversation next{std::move(conversation.parts), head, std::move(conversation.shapes)};
   conversation = {};
   if (reused > 0) {
-    body.resize(body.size() - kBodyEnd.size());
+    next.parts.pop_back();  // the closing "]}" goes after the new messages
   } else {
     auto encoded_head = EncodeHead(request, model_name);
     if (!encoded_head.has_value()) return encoded_head.error();
-    body = std::move(*encoded_head);
-    shapes.clear();
+    next.parts.clear();
+    next.parts.push_back(std::move(*encoded_head));
+    Fit(next.parts.back());
+    next.shapes.clear();
   }
   const std::span<const Message> added = std::span(request.messages).subspan(reused);
-  body.reserve(body.size() + EncodedSizeHint(added) + kBodyEnd.size());
-  json::JsonWriter w(std::move(body), 2, reused > 0);
-  for (const Message& message : added) {
-    const bool with_reasoning = ReplaysReasoning(request, replay, message);
-    WriteMessage(w, message, with_reasoning);
-    shapes.push_back(ShapeOf(message, with_reasoning));
+  if (!added.empty()) {
+    std::string part;
+    part.reserve(EncodedSizeHint(added));
+    // Inside the messages array, after the messages earlier parts hold.
+    json::JsonWriter w(std::move(part), 1, reused > 0);
+    for (const Message& message : added) {
+      const bool with_reasoning = ReplaysReasoning(request, replay, message);
+      WriteMessage(w, message, with_reasoning);
+      next.shapes.push_back(ShapeOf(message, with_reasoning));
+    }
+    next.parts.push_back(w.Take());
+    Fit(next.parts.back());
   }
-  w.EndArray().EndObject();
-  body = w.Take();
-  // The body lives while the model answers, once per waiting run: the
-  // hint's slack (it guesses high, to grow at most once) goes back first.
-  if (body.capacity() - body.size() > body.size() / 16) body.shrink_to_fit();
-  conversation = {std::move(body), head, std::move(shapes)};
+  next.parts.emplace_back(kBodyEnd);
+  conversation = std::move(next);
   return {};
 }
 
@@ -441,7 +449,7 @@ Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view m
   if (auto encoded = EncodeRequestInto(request, model_name, replay, conversation); !encoded) {
     return encoded.error();
   }
-  return std::move(conversation.body);
+  return conversation.Body();
 }
 
 Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret,

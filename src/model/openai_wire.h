@@ -25,12 +25,11 @@ namespace diagd::model::wire {
 Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
                                   config::ReplayReasoning replay = config::ReplayReasoning::kAuto);
 
-// The same body, left in `conversation.body`, reusing the encoding of the
+// The same body, left in `conversation.parts`, reusing the encoding of the
 // conversation's previous call: when its model, tools, reasoning replay and
 // earlier messages are as they were, only the messages added since are
-// encoded and appended; otherwise the body is encoded whole. The body's
-// `messages` array comes last, so that appending to it is appending to the
-// body. On an error `conversation` is left empty.
+// encoded, as one more part; otherwise the body is encoded whole. On an
+// error `conversation` is left empty.
 Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view model_name,
                                config::ReplayReasoning replay, EncodedConversation& conversation);
 

@@ -49,7 +49,7 @@ std::string Grown(const ChatRequest& request, EncodedConversation& conversation,
                   ReplayReasoning replay = ReplayReasoning::kAuto) {
   auto encoded = wire::EncodeRequestInto(request, "agent-model", replay, conversation);
   EXPECT_TRUE(encoded.has_value()) << encoded.error().ToString();
-  return conversation.body;
+  return conversation.Body();
 }
 
 TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
@@ -64,7 +64,7 @@ TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
     ASSERT_EQ(grown, Whole(request)) << "turn " << n;
     ASSERT_EQ(conversation.shapes.size(), request.messages.size());
   }
-  auto parsed = json::Parse(conversation.body);
+  auto parsed = json::Parse(conversation.Body());
   ASSERT_TRUE(parsed.has_value()) << parsed.error().ToString();
   const auto& messages = parsed->at("messages").as_array();
   ASSERT_EQ(messages.size(), 10u);
@@ -80,7 +80,7 @@ TEST(EncodedConversationTest, AppendsToTheKeptBodyRatherThanEncodingItAgain) {
   Grown(request, conversation);
   // A body the encoder could not have written tells whether it was kept:
   // reuse keeps its start as it is, a whole encoding would replace it.
-  conversation.body.replace(conversation.body.find("agent-model"), 11, "kept--model");
+  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EXPECT_NE(Grown(request, conversation).find("kept--model"), std::string::npos);
 }
@@ -90,7 +90,7 @@ TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgai
   EncodedConversation conversation;
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   Grown(request, conversation);
-  conversation.body.replace(conversation.body.find("agent-model"), 11, "kept--model");
+  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
   request.messages[3].content = R"({"evidence_status":"NOT_FOUND"})";
   AddTurn(request, 2, R"({"evidence_status":"FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
@@ -123,15 +123,31 @@ TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
   auto other_model = wire::EncodeRequestInto(request, "other-model", ReplayReasoning::kNever,
                                              conversation);
   ASSERT_TRUE(other_model.has_value());
-  EXPECT_NE(conversation.body.find("\"other-model\""), std::string::npos);
+  EXPECT_NE(conversation.Body().find("\"other-model\""), std::string::npos);
 }
 
-TEST(EncodedConversationTest, ABodyLentOutAndNotReturnedIsEncodedWhole) {
+TEST(EncodedConversationTest, EachTurnAddsOnePartAndCopiesNoEarlierOne) {
   ChatRequest request = Conversation();
   EncodedConversation conversation;
   Grown(request, conversation);
-  std::string lent = std::move(conversation.body);
-  conversation.body.clear();
+  ASSERT_EQ(conversation.parts.size(), 3u);  // head, system and user, "]}"
+  const char* first_turn = nullptr;
+  for (int n = 1; n <= 3; ++n) {
+    AddTurn(request, n, R"({"evidence_status":"FOUND"})");
+    Grown(request, conversation);
+    ASSERT_EQ(conversation.parts.size(), 3u + n);
+    EXPECT_EQ(conversation.parts.back(), "]}");
+    EXPECT_EQ(conversation.parts[1 + n].front(), ',');  // the turn just added
+    if (n == 1) first_turn = conversation.parts[2].data();
+    EXPECT_EQ(conversation.parts[2].data(), first_turn) << "the first turn's part was copied";
+  }
+}
+
+TEST(EncodedConversationTest, ABodyWithoutItsPartsIsEncodedWhole) {
+  ChatRequest request = Conversation();
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  conversation.parts.clear();
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
 }
@@ -145,12 +161,12 @@ TEST(EncodedConversationTest, ABadToolSchemaFailsAndLeavesNothingToReuse) {
                                          conversation);
   ASSERT_FALSE(encoded.has_value());
   EXPECT_EQ(encoded.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_TRUE(conversation.body.empty());
+  EXPECT_TRUE(conversation.parts.empty());
   EXPECT_TRUE(conversation.shapes.empty());
 }
 
 // Through the real client and HTTP: the kept body is what the server gets
-// on every call, and it is handed back after a failed exchange too.
+// on every call, a failed exchange's included.
 TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) {
   config::ModelConfig config = ConfigFor(server_.BaseUrl());
   config.per_component[Component::kDiagnosisAgent].name = "agent-model";
@@ -161,12 +177,12 @@ TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) 
 
   server_.Answer("first");
   ASSERT_TRUE(client.Complete(request).has_value());
-  EXPECT_EQ(request.encoded->body, Whole(request));
+  EXPECT_EQ(request.encoded->Body(), Whole(request));
 
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   server_.FailWithStatus(400, "bad request");
   ASSERT_FALSE(client.Complete(request).has_value());
-  EXPECT_EQ(request.encoded->body, Whole(request));
+  EXPECT_EQ(request.encoded->Body(), Whole(request));
 
   AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
   server_.Answer("third");
