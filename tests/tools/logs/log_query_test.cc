@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 #include "core/text.h"
@@ -120,6 +121,28 @@ TEST(LogQuery, MixedScriptsFoldTheSameWayFastOrSlow) {
   EXPECT_TRUE(Selects("hikari 超时", "HIKARI 获取连接超时，等待 3000ms")) << "fast path";
   EXPECT_TRUE(Selects("hikari 超时", "HIKARI 获取连接超时 Ｅ")) << "a fullwidth letter: slow path";
   EXPECT_TRUE(Selects("ｅ", "Ｅ")) << "fullwidth letters fold";
+}
+
+TEST(LogQuery, EveryAsciiByteFoldsAsItsLowerCaseAtAnyPositionOfAWord) {
+  // The fold takes ASCII 8 bytes at a time: each byte, at each position of
+  // such a word and next to the range's edges ('@' '[' '`' '{'), must fold
+  // as std::tolower, and a word with a non-ASCII byte must fold as well.
+  for (int c = 1; c < 0x80; ++c) {
+    for (std::size_t at = 0; at < 9; ++at) {
+      std::string message(17, '@');
+      message[at] = static_cast<char>(c);
+      message[16] = '[';
+      std::string term(1, static_cast<char>(std::tolower(c)));
+      if (term == "\"" || term == "\\" || term == " " || term == "-" || c < 0x21) continue;
+      EXPECT_TRUE(Selects("\"" + term + "\"", message)) << c << " at " << at;
+      if (c >= 'A' && c <= 'Z') {
+        EXPECT_FALSE(Selects("\"" + term + "\"", std::string(17, c + 1)));
+      }
+    }
+  }
+  EXPECT_TRUE(Selects("timeout", "ABCDEFGH连接TIMEOUTabc"));
+  EXPECT_TRUE(Selects("straße", "ERROR FROM STRASSE-CLUSTER: Straße nicht erreichbar"));
+  EXPECT_FALSE(Selects("[", "@@@@@@@@{{{{{{{{````````"));
 }
 
 TEST(LogQuery, OtherFieldsAreText) {
