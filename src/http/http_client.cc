@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/fiber.h"
 #include "http/body_parts.h"
@@ -46,11 +47,25 @@ int SeekParts(void* user, curl_off_t offset, int origin) {
              : CURL_SEEKFUNC_FAIL;
 }
 
-// libcurl writes a body below 64 KiB given whole in the same send as the
-// headers; one read through a callback goes out in sends of its own. A
-// short body in parts is therefore joined (a small copy), a long one read
-// out part by part (no copy of it at all but curl's own).
-constexpr std::size_t kJoinBelow = 64 * 1024;
+std::size_t BodySize(const Request& request) {
+  if (!request.body.empty()) return request.body.size();
+  std::size_t size = 0;
+  for (std::string_view part : request.body_parts) size += part.size();
+  return size;
+}
+
+// The body curl is given whole: `body`, its only part, or its parts joined
+// into `joined` when short (kOneSendBodyBytes). None: a long body in parts,
+// which curl reads out through ReadParts.
+std::optional<std::string_view> WholeBody(const Request& request, std::string& joined) {
+  if (!request.body.empty() || request.body_parts.empty()) return request.body;
+  if (request.body_parts.size() == 1) return request.body_parts.front();
+  std::size_t size = BodySize(request);
+  if (size >= kOneSendBodyBytes) return std::nullopt;
+  joined.reserve(size);
+  for (std::string_view part : request.body_parts) joined += part;
+  return joined;
+}
 
 // curl asks this while a transfer runs (off a fiber: at least once a
 // second); non-zero aborts it.
@@ -111,19 +126,12 @@ Result<Response, Failure> Send(const Request& request) {
   std::string joined;
   BodyPartsReader reader(request.body_parts);
   if (request.method != "GET") {
-    std::size_t parts_size = 0;
-    for (std::string_view part : request.body_parts) parts_size += part.size();
-    if (!request.body.empty() || parts_size == 0) {
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    } else if (parts_size < kJoinBelow) {
-      joined.reserve(parts_size);
-      for (std::string_view part : request.body_parts) joined += part;
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, joined.data());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(joined.size()));
+    if (auto whole = WholeBody(request, joined)) {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, whole->data());
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(whole->size()));
     } else {
       curl_easy_setopt(h, CURLOPT_POST, 1L);
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(parts_size));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(BodySize(request)));
       curl_easy_setopt(h, CURLOPT_READFUNCTION, &ReadParts);
       curl_easy_setopt(h, CURLOPT_READDATA, &reader);
       curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &SeekParts);

@@ -61,6 +61,13 @@ struct Failure {
   bool cancelled = false;
 };
 
+// libcurl writes a body smaller than this in the same send as the headers
+// when it is given whole; one read out through a callback goes in sends of
+// its own. Send therefore sends one part as it is, and joins several below
+// this size (a copy); a caller that keeps a body in parts keeps a short one
+// in one part.
+inline constexpr std::size_t kOneSendBodyBytes = 64 * 1024;
+
 // A response with any status is a value; only transport failures are errors.
 Result<Response, Failure> Send(const Request& request);
 

@@ -34,11 +34,15 @@ const char* RoleName(Role role) {
   return "";
 }
 
-std::string EncodedConversation::Body() const {
+std::size_t EncodedConversation::BodySize() const {
   std::size_t size = 0;
   for (const std::string& part : parts) size += part.size();
+  return size;
+}
+
+std::string EncodedConversation::Body() const {
   std::string body;
-  body.reserve(size);
+  body.reserve(BodySize());
   for (const std::string& part : parts) body += part;
   return body;
 }

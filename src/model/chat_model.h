@@ -77,12 +77,14 @@ struct Usage {
 // of the body); nothing already encoded is copied again.
 struct EncodedConversation {
   // The body is these joined: everything but the messages (up to the
-  // opening of the messages array, which comes last), the messages each
-  // call added, and the closing "]}".
+  // opening of the messages array, which comes last), then the messages
+  // each call added; the last part ends with the closing "]}". A client
+  // may join parts (the OpenAI client keeps a short body in one).
   std::vector<std::string> parts;
   std::uint64_t head = 0;             // what the body holds besides the messages
   std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
 
+  std::size_t BodySize() const;
   std::string Body() const;
 };
 

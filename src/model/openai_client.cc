@@ -169,6 +169,11 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   http_request.headers = {{"Content-Type", "application/json"},
                           {"X-Diagd-Component", ComponentName(request.component)}};
   if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
+  // A short body is kept in one part: curl then sends it with the headers,
+  // as it is, without a copy.
+  if (conversation.parts.size() > 1 && conversation.BodySize() < http::kOneSendBodyBytes) {
+    conversation.parts = {conversation.Body()};
+  }
   http_request.body_parts.assign(conversation.parts.begin(), conversation.parts.end());
   http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;

@@ -386,7 +386,7 @@ constexpr std::string_view kBodyEnd = "]}";  // the messages array, the body
 // 0 when its body cannot be reused.
 std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning replay,
                              std::uint64_t head, const EncodedConversation& conversation) {
-  if (conversation.parts.size() < 2 || conversation.parts.back() != kBodyEnd ||
+  if (conversation.parts.empty() || !conversation.parts.back().ends_with(kBodyEnd) ||
       conversation.head != head || conversation.shapes.size() > request.messages.size()) {
     return 0;
   }
@@ -415,19 +415,19 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
   EncodedConversation next{std::move(conversation.parts), head, std::move(conversation.shapes)};
   conversation = {};
   if (reused > 0) {
-    next.parts.pop_back();  // the closing "]}" goes after the new messages
+    // The closing "]}" goes after the new messages.
+    next.parts.back().resize(next.parts.back().size() - kBodyEnd.size());
   } else {
     auto encoded_head = EncodeHead(request, model_name);
     if (!encoded_head.has_value()) return encoded_head.error();
     next.parts.clear();
     next.parts.push_back(std::move(*encoded_head));
-    Fit(next.parts.back());
     next.shapes.clear();
   }
   const std::span<const Message> added = std::span(request.messages).subspan(reused);
   if (!added.empty()) {
     std::string part;
-    part.reserve(EncodedSizeHint(added));
+    part.reserve(EncodedSizeHint(added) + kBodyEnd.size());
     // Inside the messages array, after the messages earlier parts hold.
     json::JsonWriter w(std::move(part), 1, reused > 0);
     for (const Message& message : added) {
@@ -436,9 +436,9 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
       next.shapes.push_back(ShapeOf(message, with_reasoning));
     }
     next.parts.push_back(w.Take());
-    Fit(next.parts.back());
   }
-  next.parts.emplace_back(kBodyEnd);
+  next.parts.back().append(kBodyEnd);
+  Fit(next.parts.back());
   conversation = std::move(next);
   return {};
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/json.h"
+#include "http/http_client.h"
 #include "model/openai_client_fixture.h"
 #include "model/openai_wire.h"
 
@@ -130,17 +131,28 @@ TEST(EncodedConversationTest, EachTurnAddsOnePartAndCopiesNoEarlierOne) {
   ChatRequest request = Conversation();
   EncodedConversation conversation;
   Grown(request, conversation);
-  ASSERT_EQ(conversation.parts.size(), 3u);  // head, system and user, "]}"
+  ASSERT_EQ(conversation.parts.size(), 2u);  // the head; system and user, "]}"
   const char* first_turn = nullptr;
   for (int n = 1; n <= 3; ++n) {
     AddTurn(request, n, R"({"evidence_status":"FOUND"})");
     Grown(request, conversation);
-    ASSERT_EQ(conversation.parts.size(), 3u + n);
-    EXPECT_EQ(conversation.parts.back(), "]}");
+    ASSERT_EQ(conversation.parts.size(), 2u + n);
+    EXPECT_TRUE(conversation.parts.back().ends_with("}]}"));
     EXPECT_EQ(conversation.parts[1 + n].front(), ',');  // the turn just added
     if (n == 1) first_turn = conversation.parts[2].data();
     EXPECT_EQ(conversation.parts[2].data(), first_turn) << "the first turn's part was copied";
   }
+}
+
+TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
+  ChatRequest request = Conversation();
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  conversation.parts = {conversation.Body()};
+  AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
+  EXPECT_EQ(Grown(request, conversation), Whole(request));
+  EXPECT_EQ(conversation.parts.size(), 2u);
 }
 
 TEST(EncodedConversationTest, ABodyWithoutItsPartsIsEncodedWhole) {
@@ -178,15 +190,19 @@ TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) 
   server_.Answer("first");
   ASSERT_TRUE(client.Complete(request).has_value());
   EXPECT_EQ(request.encoded->Body(), Whole(request));
+  EXPECT_EQ(request.encoded->parts.size(), 1u) << "a short body is kept in one part";
 
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   server_.FailWithStatus(400, "bad request");
   ASSERT_FALSE(client.Complete(request).has_value());
   EXPECT_EQ(request.encoded->Body(), Whole(request));
 
-  AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
+  // A result past the size sent whole: the body goes out in parts.
+  AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND","events":")" +
+                          std::string(http::kOneSendBodyBytes, 'e') + "\"}");
   server_.Answer("third");
   ASSERT_TRUE(client.Complete(request).has_value());
+  EXPECT_GT(request.encoded->parts.size(), 1u);
 
   auto seen = server_.Requests();
   ASSERT_EQ(seen.size(), 3u);
