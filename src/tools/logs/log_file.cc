@@ -12,7 +12,9 @@ namespace {
 
 // The unit of sequential reading when indexing.
 constexpr std::size_t kScanBlockBytes = 1u << 20;
-// The unit of random reading when a query reads records back.
+// The units of random reading when a query reads records back: its first
+// miss, and the most any miss reads (BlockReader).
+constexpr std::size_t kFirstQueryBlockBytes = 16u << 10;
 constexpr std::size_t kQueryBlockBytes = 128u << 10;
 
 }  // namespace
@@ -118,22 +120,28 @@ Result<LineScan> ForEachLine(const LogFile& file, std::uint64_t begin, std::uint
   return scan;
 }
 
+BlockReader::BlockReader(const LogFile& file) : file_(file), next_read_(kFirstQueryBlockBytes) {}
+
 Result<std::string_view> BlockReader::Read(std::uint64_t offset, std::uint32_t length) {
   std::uint64_t stop = offset + length;
-  if (offset >= block_offset_ && stop <= block_offset_ + block_.size()) {
-    return std::string_view(block_).substr(offset - block_offset_, length);
+  if (offset >= block_offset_ && stop <= block_offset_ + size_) {
+    return std::string_view(block_.get() + (offset - block_offset_), length);
   }
-  std::uint64_t size = std::max<std::uint64_t>(length, kQueryBlockBytes);
+  std::uint64_t size = std::max<std::uint64_t>(length, next_read_);
+  next_read_ = std::min(next_read_ * 2, kQueryBlockBytes);
   std::uint64_t start = stop > size ? stop - size : 0;
-  block_.resize(static_cast<std::size_t>(stop - start));
-  auto got = file_.ReadAt(start, block_.data(), block_.size());
-  if (!got) return Unexpected(got.error());
-  if (*got < block_.size()) {
-    block_.clear();
-    return Error::Unavailable("log file shrank while being read");
+  auto bytes = static_cast<std::size_t>(stop - start);
+  if (bytes > capacity_) {
+    block_ = std::make_unique_for_overwrite<char[]>(bytes);
+    capacity_ = bytes;
   }
+  size_ = 0;
+  auto got = file_.ReadAt(start, block_.get(), bytes);
+  if (!got) return Unexpected(got.error());
+  if (*got < bytes) return Error::Unavailable("log file shrank while being read");
+  size_ = bytes;
   block_offset_ = start;
-  return std::string_view(block_).substr(offset - start, length);
+  return std::string_view(block_.get() + (offset - start), length);
 }
 
 Result<std::uint64_t> HashPrefix(const LogFile& file, std::size_t length) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,17 +61,23 @@ Result<LineScan> ForEachLine(const LogFile& file, std::uint64_t begin, std::uint
 
 // Random reads of records for one query, through one block buffer. Queries
 // walk newest first, that is backwards through a time-ordered file, so a
-// miss reads the block that ends at the record.
+// miss reads the block that ends at the record. The first miss reads 16
+// KiB, each next one twice as much, up to 128 KiB: a query that keeps one
+// event reads one small block, and one that walks many reads few blocks.
 class BlockReader {
  public:
-  explicit BlockReader(const LogFile& file) : file_(file) {}
+  explicit BlockReader(const LogFile& file);
   // The `length` bytes at `offset`; UNAVAILABLE when the file is shorter now.
   Result<std::string_view> Read(std::uint64_t offset, std::uint32_t length);
 
  private:
   const LogFile& file_;
-  std::string block_;
+  // Not a std::string: resizing one zeroes the bytes the read then replaces.
+  std::unique_ptr<char[]> block_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;  // bytes of block_ that hold the file from block_offset_
   std::uint64_t block_offset_ = 0;
+  std::size_t next_read_;  // bytes the next miss reads at least
 };
 
 // FNV-1a of the first `length` bytes: notices a file rewritten in place.
