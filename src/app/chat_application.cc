@@ -204,10 +204,10 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
                               stored.error().message);
   }
   bool english = deps_.language == config::Language::kEn;
-  (void)deps_.runs.AppendTurn(result.conversation_id,
-                              {"user", request.message, result.run_id, record.created_at});
-  (void)deps_.runs.AppendTurn(result.conversation_id, {"assistant", ChatResultText(result, english),
-                                                       result.run_id, *record.finished_at});
+  const ConversationTurn turns[] = {
+      {"user", request.message, result.run_id, record.created_at},
+      {"assistant", ChatResultText(result, english), result.run_id, *record.finished_at}};
+  (void)deps_.runs.AppendTurns(result.conversation_id, turns);
   // Everything that reads the run's canonical records (guards, fallback,
   // process) is done, and the run is stored.
   deps_.canonical_store.ForgetRun(result.run_id);

@@ -121,9 +121,9 @@ Result<std::optional<std::string>> ObservedRunStore::GetObservation(
 Result<std::int64_t> ObservedRunStore::PurgeObservations(WallTime before) {
   return Observe([&] { return store_->PurgeObservations(before); });
 }
-Status ObservedRunStore::AppendTurn(const std::string& conversation_id,
-                                    const ConversationTurn& turn) {
-  return Observe([&] { return store_->AppendTurn(conversation_id, turn); });
+Status ObservedRunStore::AppendTurns(const std::string& conversation_id,
+                                     std::span<const ConversationTurn> turns) {
+  return Observe([&] { return store_->AppendTurns(conversation_id, turns); });
 }
 Result<std::vector<ConversationTurn>> ObservedRunStore::RecentTurns(
     const std::string& conversation_id, int max_turns) {

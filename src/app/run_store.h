@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -187,7 +188,13 @@ class RunStore {
   // Deletes the observations of runs that finished before `before`;
   // returns how many.
   virtual Result<std::int64_t> PurgeObservations(WallTime before) = 0;
-  virtual Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) = 0;
+  // Appends `turns` to the conversation in order, in one write: all of
+  // them, or none on an error. A run's question and answer go together.
+  virtual Status AppendTurns(const std::string& conversation_id,
+                             std::span<const ConversationTurn> turns) = 0;
+  Status AppendTurn(const std::string& conversation_id, const ConversationTurn& turn) {
+    return AppendTurns(conversation_id, {&turn, 1});
+  }
   // The last `max_turns` turns of the conversation, oldest first.
   virtual Result<std::vector<ConversationTurn>> RecentTurns(const std::string& conversation_id,
                                                             int max_turns) = 0;

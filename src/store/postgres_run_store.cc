@@ -222,38 +222,36 @@ Result<std::vector<app::RunSummary>> PostgresRunStore::ListRuns(int limit) {
   return std::move(page->runs);
 }
 
-Status PostgresRunStore::AppendTurn(const std::string& conversation_id,
-                                    const app::ConversationTurn& turn) {
-  if (conversation_id.empty()) {
-    return Error::InvalidArgument("run store: the conversation id is empty");
-  }
-  if (turn.role != "user" && turn.role != "assistant") {
-    return Error::InvalidArgument("run store: a turn's role must be user or assistant");
-  }
-  std::string created_at = FormatRfc3339Millis(turn.created_at);
+Status PostgresRunStore::AppendTurns(const std::string& conversation_id,
+                                     std::span<const app::ConversationTurn> turns) {
+  if (Status valid = ValidateTurns(conversation_id, turns); !valid) return valid;
+  if (turns.empty()) return OkStatus();
   return Write([&](PgConn& conn) -> Status {
     auto conversation = conn.Query(
         "INSERT INTO conversation (conversation_id, created_at) VALUES ($1, $2) "
         "ON CONFLICT (conversation_id) DO NOTHING",
-        PgParams().Text(conversation_id).Text(created_at), "append turn");
+        PgParams().Text(conversation_id).Text(FormatRfc3339Millis(turns.front().created_at)),
+        "append turn");
     if (!conversation) return conversation.error();
     // The conversation's row lock orders appends from every instance, so
     // two never take the same seq.
     auto locked = conn.Query("SELECT 1 FROM conversation WHERE conversation_id = $1 FOR UPDATE",
                              PgParams().Text(conversation_id), "append turn");
     if (!locked) return locked.error();
-    auto message = conn.Query(
-        "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
-        "created_at) SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5 "
-        "FROM conversation_message WHERE conversation_id = $1",
-        PgParams()
-            .Text(conversation_id)
-            .Text(turn.role)
-            .Bytes(turn.content)
-            .Text(turn.run_id)
-            .Text(created_at),
-        "append turn");
-    if (!message) return message.error();
+    for (const app::ConversationTurn& turn : turns) {
+      auto message = conn.Query(
+          "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
+          "created_at) SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5 "
+          "FROM conversation_message WHERE conversation_id = $1",
+          PgParams()
+              .Text(conversation_id)
+              .Text(turn.role)
+              .Bytes(turn.content)
+              .Text(turn.run_id)
+              .Text(FormatRfc3339Millis(turn.created_at)),
+          "append turn");
+      if (!message) return message.error();
+    }
     return OkStatus();
   });
 }

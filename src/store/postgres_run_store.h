@@ -61,7 +61,8 @@ class PostgresRunStore final : public app::RunStore {
   Result<std::optional<std::string>> GetObservation(const std::string& run_id,
                                                     const std::string& tool_call_id) override;
   Result<std::int64_t> PurgeObservations(WallTime before) override;
-  Status AppendTurn(const std::string& conversation_id, const app::ConversationTurn& turn) override;
+  Status AppendTurns(const std::string& conversation_id,
+                     std::span<const app::ConversationTurn> turns) override;
   Result<std::vector<app::ConversationTurn>> RecentTurns(const std::string& conversation_id,
                                                          int max_turns) override;
 

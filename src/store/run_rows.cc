@@ -255,6 +255,19 @@ Status ReadTrace(SqliteDb& db, app::RunRecord& run) {
 
 }  // namespace
 
+Status ValidateTurns(const std::string& conversation_id,
+                     std::span<const app::ConversationTurn> turns) {
+  if (conversation_id.empty()) {
+    return Error::InvalidArgument("run store: the conversation id is empty");
+  }
+  for (const app::ConversationTurn& turn : turns) {
+    if (turn.role != "user" && turn.role != "assistant") {
+      return Error::InvalidArgument("run store: a turn's role must be user or assistant");
+    }
+  }
+  return OkStatus();
+}
+
 Status ValidateEventSlice(const std::vector<app::RunEvent>& events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     bool counts_on = i == 0 ? events[i].id >= 1 : events[i].id == events[i - 1].id + 1;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ Result<EncodedChildren> EncodeChildren(const app::RunRecord& run);
 Status ValidateRun(const app::RunRecord& run);
 // The events of one AppendEvents: ids from 1 up, each one more than the last.
 Status ValidateEventSlice(const std::vector<app::RunEvent>& events);
+// The turns of one AppendTurns: a conversation id, and roles user or
+// assistant.
+Status ValidateTurns(const std::string& conversation_id,
+                     std::span<const app::ConversationTurn> turns);
 
 // A page of the run list from the `limit` + 1 rows its query read (one
 // more than the page: is there a next one?), with the cursor after it.

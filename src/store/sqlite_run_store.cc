@@ -274,37 +274,35 @@ Result<std::vector<app::RunSummary>> SqliteRunStore::ListRuns(int limit) {
   return std::move(page->runs);
 }
 
-Status SqliteRunStore::AppendTurn(const std::string& conversation_id,
-                                  const app::ConversationTurn& turn) {
-  if (conversation_id.empty()) {
-    return Error::InvalidArgument("run store: the conversation id is empty");
-  }
-  if (turn.role != "user" && turn.role != "assistant") {
-    return Error::InvalidArgument("run store: a turn's role must be user or assistant");
-  }
-  std::string created_at = FormatRfc3339Millis(turn.created_at);
+Status SqliteRunStore::AppendTurns(const std::string& conversation_id,
+                                   std::span<const app::ConversationTurn> turns) {
+  if (Status valid = ValidateTurns(conversation_id, turns); !valid) return valid;
+  if (turns.empty()) return OkStatus();
   return Write([&](SqliteDb& db) -> Status {
     auto conversation = db.Prepare(
         "INSERT INTO conversation (conversation_id, created_at) VALUES (?1, ?2) "
         "ON CONFLICT (conversation_id) DO NOTHING",
         "append turn");
     if (!conversation) return conversation.error();
-    conversation->Bind(1, conversation_id).Bind(2, created_at);
+    conversation->Bind(1, conversation_id).Bind(2, FormatRfc3339Millis(turns.front().created_at));
     if (Status written = conversation->Run(); !written) return written;
-    // The next seq is computed inside the write transaction, so two
-    // appends (from this or another process) never take the same one.
-    auto message = db.Prepare(
-        "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
-        "created_at) SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4, ?5 "
-        "FROM conversation_message WHERE conversation_id = ?1",
-        "append turn");
-    if (!message) return message.error();
-    message->Bind(1, conversation_id)
-        .Bind(2, turn.role)
-        .Bind(3, turn.content)
-        .Bind(4, turn.run_id)
-        .Bind(5, created_at);
-    return message->Run();
+    for (const app::ConversationTurn& turn : turns) {
+      // The next seq is computed inside the write transaction, so two
+      // appends (from this or another process) never take the same one.
+      auto message = db.Prepare(
+          "INSERT INTO conversation_message (conversation_id, seq, role, content, run_id, "
+          "created_at) SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4, ?5 "
+          "FROM conversation_message WHERE conversation_id = ?1",
+          "append turn");
+      if (!message) return message.error();
+      message->Bind(1, conversation_id)
+          .Bind(2, turn.role)
+          .Bind(3, turn.content)
+          .Bind(4, turn.run_id)
+          .Bind(5, FormatRfc3339Millis(turn.created_at));
+      if (Status written = message->Run(); !written) return written;
+    }
+    return OkStatus();
   });
 }
 

@@ -69,7 +69,8 @@ class SqliteRunStore final : public app::RunStore {
   Result<std::int64_t> PurgeObservations(WallTime before) override;
   // INVALID_ARGUMENT for an empty conversation id or a role other than
   // "user" and "assistant". The conversation is created by its first turn.
-  Status AppendTurn(const std::string& conversation_id, const app::ConversationTurn& turn) override;
+  Status AppendTurns(const std::string& conversation_id,
+                     std::span<const app::ConversationTurn> turns) override;
   // An unknown conversation has no turns; INVALID_ARGUMENT when
   // `max_turns` is negative.
   Result<std::vector<app::ConversationTurn>> RecentTurns(const std::string& conversation_id,

@@ -110,7 +110,7 @@ class ScriptedRunStore final : public RunStore {
   Result<std::int64_t> PurgeObservations(WallTime) override {
     return ValueOr(Op::kFinish, std::int64_t{0});
   }
-  Status AppendTurn(const std::string&, const ConversationTurn&) override {
+  Status AppendTurns(const std::string&, std::span<const ConversationTurn>) override {
     return Outcome(Op::kAppend);
   }
   Result<std::vector<ConversationTurn>> RecentTurns(const std::string&, int max_turns) override {

@@ -97,7 +97,9 @@ class ScriptedFinishStore final : public RunStore {
     return Unused().error();
   }
   Result<std::int64_t> PurgeObservations(WallTime) override { return Unused().error(); }
-  Status AppendTurn(const std::string&, const ConversationTurn&) override { return Unused(); }
+  Status AppendTurns(const std::string&, std::span<const ConversationTurn>) override {
+    return Unused();
+  }
   Result<std::vector<ConversationTurn>> RecentTurns(const std::string&, int) override {
     return Unused().error();
   }

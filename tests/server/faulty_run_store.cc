@@ -88,9 +88,9 @@ Result<std::optional<std::string>> FaultyRunStore::GetObservation(
 Result<std::int64_t> FaultyRunStore::PurgeObservations(WallTime before) {
   DIAGD_FAULTY_CALL(StoreOp::kPurge, PurgeObservations(before));
 }
-Status FaultyRunStore::AppendTurn(const std::string& conversation_id,
-                                  const app::ConversationTurn& turn) {
-  DIAGD_FAULTY_CALL(StoreOp::kAppendTurn, AppendTurn(conversation_id, turn));
+Status FaultyRunStore::AppendTurns(const std::string& conversation_id,
+                                   std::span<const app::ConversationTurn> turns) {
+  DIAGD_FAULTY_CALL(StoreOp::kAppendTurn, AppendTurns(conversation_id, turns));
 }
 Result<std::vector<app::ConversationTurn>> FaultyRunStore::RecentTurns(
     const std::string& conversation_id, int max_turns) {

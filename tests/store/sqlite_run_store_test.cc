@@ -282,6 +282,28 @@ TEST_P(RunStoreTest, RecentTurnsAreTheLastNOldestFirst) {
   EXPECT_EQ(other->front().content, "elsewhere");
 }
 
+TEST_P(RunStoreTest, AQuestionAndItsAnswerAreAppendedTogetherInOrderOrNotAtAll) {
+  ASSERT_TRUE(store_->AppendTurn("conv-1", Turn("user", "earlier", "run-0", At(0))));
+  const app::ConversationTurn pair[] = {Turn("user", "为什么又挂了？", "run-1", At(1)),
+                                        Turn("assistant", "连接池耗尽", "run-1", At(9))};
+  ASSERT_TRUE(store_->AppendTurns("conv-1", pair));
+  // A bad turn anywhere in the batch refuses the whole batch.
+  const app::ConversationTurn bad[] = {Turn("user", "lost?", "run-2", At(10)),
+                                       Turn("system", "never", "run-2", At(11))};
+  EXPECT_EQ(store_->AppendTurns("conv-1", bad).error().code, ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(store_->AppendTurns("conv-1", {}));
+
+  auto turns = store_->RecentTurns("conv-1", 10);
+  ASSERT_TRUE(turns) << turns.error().ToString();
+  ASSERT_EQ(turns->size(), 3u);
+  EXPECT_EQ((*turns)[0].content, "earlier");
+  EXPECT_EQ((*turns)[1].content, "为什么又挂了？");
+  EXPECT_EQ((*turns)[1].created_at, At(1));
+  EXPECT_EQ((*turns)[2].content, "连接池耗尽");
+  EXPECT_EQ((*turns)[2].role, "assistant");
+  EXPECT_EQ((*turns)[2].created_at, At(9));
+}
+
 TEST_P(RunStoreTest, UnknownConversationHasNoTurns) {
   auto turns = store_->RecentTurns("never-seen", 10);
   ASSERT_TRUE(turns) << turns.error().ToString();
