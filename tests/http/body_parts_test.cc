@@ -91,7 +91,7 @@ TEST(HttpClientBodyParts, AShortAndALongBodyInPartsArriveWhole) {
   EXPECT_EQ(seen[2].headers.at("content-length"), std::to_string(seen[2].body.size()));
 }
 
-TEST(HttpClientBodyParts, ALongBodyInPartsArrivesWholeFromAParkedFiber) {
+TEST(HttpClientBodyParts, OnFibersALongBodyInPartsArrivesWholeFromAParkedFiber) {
   LoopbackHttpServer server([](const LoopbackHttpServer::Request& r) {
     return LoopbackHttpServer::Response{200, "text/plain", r.body};
   });
