@@ -8,8 +8,9 @@
 //   ran out (after a store outage, for one lease, only those whose lease
 //   ran out before it began: no instance could renew during it), and
 //   writes again the finished runs the store refused (app::RunRecordWriter's
-//   backlog), logging when the store starts and stops failing; and deletes the tool call observations older than
-//   storage.observation_retention_days (CONTRACT.md 12.4).
+//   backlog), logging when the store starts and stops failing; and deletes
+//   the tool call observations older than storage.observation_retention_days
+//   (CONTRACT.md 12.4).
 //
 // Thread safety: Start and Stop from one thread; the rest is internal.
 #pragma once

@@ -183,7 +183,8 @@ Status NginxServer::WaitUntilReady() {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return Error::Unavailable("nginx exited during start-up:\n" + FileTail(dir_ / "nginx.out", 2000) +
+      return Error::Unavailable("nginx exited during start-up:\n" +
+                                FileTail(dir_ / "nginx.out", 2000) +
                                 FileTail(dir_ / "error.log", 2000));
     }
     if (Accepts(port_)) return OkStatus();
