@@ -62,7 +62,11 @@ Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& confi
   service->tools = std::move(*tools);
   auto runs = OpenRunStore(config, clock);
   if (!runs) return runs.error();
-  service->runs = std::make_unique<app::ObservedRunStore>(std::move(*runs), clock);
+  // The store's health is timed on real time, as the upkeep that reads it
+  // (leases, the outage horizon) and the server log are: a configured fixed
+  // `now` dates the runs' data, not the store's calls.
+  service->runs =
+      std::make_unique<app::ObservedRunStore>(std::move(*runs), SystemClock::Instance());
   service->records = std::make_unique<app::RunRecordWriter>(*service->runs);
   service->model = OpenChatModel(config);
   service->owner = std::move(owner);

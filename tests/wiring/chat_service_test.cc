@@ -51,6 +51,22 @@ class ChatServiceTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+TEST_F(ChatServiceTest, StoreHealthIsTimedOnRealTimeWhenTheConfigFixesNow) {
+  // A fixed `now` (recorded data) dates runs; an outage of the store is
+  // timed on the clock the store upkeep compares it with.
+  ManualClock fixed(std::chrono::sys_days(std::chrono::year(2020) / 1 / 1));
+  auto service = OpenChatService(config_, fixed);
+  ASSERT_TRUE(service.has_value()) << service.error().message;
+  std::filesystem::remove(dir_ / "runs.db");
+  WallTime before = std::chrono::system_clock::now();
+  ASSERT_FALSE((*service)->runs->RenewLeases("instance-a", before));
+  app::StoreHealth health = (*service)->runs->health();
+  EXPECT_EQ(health.state, app::StoreHealth::State::kFailing);
+  ASSERT_TRUE(health.failing_since.has_value());
+  EXPECT_GE(*health.failing_since, before);
+  EXPECT_LE(*health.failing_since, std::chrono::system_clock::now());
+}
+
 TEST_F(ChatServiceTest, TheRunStreamIsNumberedOrderedStoredAndShownAfterTheRunIsStored) {
   auto service = OpenChatService(config_, SystemClock::Instance());
   ASSERT_TRUE(service.has_value()) << service.error().message;
