@@ -67,6 +67,31 @@ std::optional<std::string_view> WholeBody(const Request& request, std::string& j
   return joined;
 }
 
+// A transfer's easy handle. A parked one's is taken from the engine's kept
+// handles and given back; elsewhere (the CLI, tests) each call makes its
+// own, which then holds its connection, closed with it.
+class EasyHandle {
+ public:
+  explicit EasyHandle(bool parked)
+      : parked_(parked), easy_(parked ? TakeParkedHandle() : curl_easy_init()) {}
+  EasyHandle(const EasyHandle&) = delete;
+  EasyHandle& operator=(const EasyHandle&) = delete;
+  ~EasyHandle() {
+    if (easy_ == nullptr) return;
+    if (parked_) {
+      GiveBackParkedHandle(easy_);
+    } else {
+      curl_easy_cleanup(easy_);
+    }
+  }
+  explicit operator bool() const { return easy_ != nullptr; }
+  CURL* get() const { return easy_; }
+
+ private:
+  const bool parked_;
+  CURL* const easy_;
+};
+
 // curl asks this while a transfer runs (off a fiber: at least once a
 // second); non-zero aborts it.
 int AbortWhenCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
@@ -106,7 +131,8 @@ Result<Response, Failure> Send(const Request& request) {
   GlobalInit();
   const Failure cancelled{FailureKind::kOther, "cancelled", true};
   if (request.cancel.stop_requested()) return Unexpected(cancelled);
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
+  const bool parked = core::OnFiber();
+  EasyHandle curl(parked);
   if (!curl) return Unexpected(Failure{FailureKind::kOther, "cannot create an HTTP handle"});
   CURL* h = curl.get();
 
@@ -162,7 +188,7 @@ Result<Response, Failure> Send(const Request& request) {
   // elsewhere (the CLI, tests) the calling thread performs it.
   // A parked transfer is also aborted by the engine the moment the cancel
   // comes, not at curl's next progress call.
-  CURLcode code = core::OnFiber() ? PerformParked(h, request.cancel) : curl_easy_perform(h);
+  CURLcode code = parked ? PerformParked(h, request.cancel) : curl_easy_perform(h);
   if (request.cancel.stop_requested()) return Unexpected(cancelled);
   if (sink.too_large) {
     return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});

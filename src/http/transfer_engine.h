@@ -18,4 +18,13 @@ namespace diagd::http {
 // and lives as long as the process.
 CURLcode PerformParked(CURL* easy, const std::stop_token& cancel);
 
+// An easy handle for a parked transfer: one an earlier transfer gave back,
+// or a new one (null when curl cannot make one). A parked transfer's
+// connection stays in the engine's multi handle, not in its easy handle, so
+// a given-back handle holds no connection and no option of its last use.
+CURL* TakeParkedHandle();
+// `easy`, reset, for a later parked transfer; beyond the few kept for
+// reuse it is cleaned up (a burst's handles do not stay allocated).
+void GiveBackParkedHandle(CURL* easy);
+
 }  // namespace diagd::http

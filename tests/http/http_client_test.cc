@@ -120,6 +120,42 @@ TEST(HttpClient, OnFibersTransfersWaitTogetherWithoutHoldingTheWorker) {
   }
 }
 
+TEST(HttpClient, OnFibersAReusedHandleCarriesNothingOfItsLastRequest) {
+  // Parked transfers reuse curl handles: a request after a POST with a
+  // header, a long body in parts and a tight size cap must go out as it is
+  // asked, with none of those.
+  LoopbackHttpServer server([](const LoopbackHttpServer::Request& r) {
+    return LoopbackHttpServer::Response{200, "text/plain", std::string(5000, 'y') + r.body};
+  });
+  const std::string long_part(100'000, 'p');
+  auto results = SendOnFibers(1, [&]() -> Result<Response, Failure> {
+    std::vector<Result<Response, Failure>> sent;
+    for (int i = 0; i < 3; ++i) {
+      Request first;
+      first.url = server.BaseUrl() + "/first";
+      first.headers = {{"X-First", "1"}};
+      first.body_parts = {long_part, "-tail"};
+      first.max_response_bytes = 200'000;
+      if (!Send(first).has_value()) return Unexpected(Failure{FailureKind::kOther, "first"});
+      Request second;
+      second.method = "GET";
+      second.url = server.BaseUrl() + "/second";
+      auto got = Send(second);
+      if (!got.has_value() || got->body != std::string(5000, 'y')) return got;
+    }
+    return Response{};
+  });
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_TRUE(results[0].has_value()) << results[0].error().message;
+  for (const auto& seen : server.Requests()) {
+    if (seen.target != "/second") continue;
+    EXPECT_EQ(seen.method, "GET");
+    EXPECT_TRUE(seen.body.empty());
+    EXPECT_EQ(seen.headers.count("x-first"), 0u);
+  }
+  EXPECT_EQ(server.Requests().size(), 6u);
+}
+
 TEST(HttpClient, OnFibersTimeoutRefusalAndOversizeAreTheSameKinds) {
   LoopbackHttpServer slow([](const LoopbackHttpServer::Request&) {
     return LoopbackHttpServer::Response{200, "text/plain", "late", std::chrono::milliseconds(2000)};
