@@ -53,6 +53,16 @@ std::string Grown(const ChatRequest& request, EncodedConversation& conversation,
   return conversation.Body();
 }
 
+// A conversation encoded after one turn, its kept head marked with a model
+// name no encoding writes: a body encoded whole again loses the mark.
+EncodedConversation KeptAfterOneTurn(ChatRequest& request) {
+  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
+  EncodedConversation conversation;
+  Grown(request, conversation);
+  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
+  return conversation;
+}
+
 TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
   ChatRequest request = Conversation();
   EncodedConversation conversation;
@@ -88,10 +98,7 @@ TEST(EncodedConversationTest, AppendsToTheKeptBodyRatherThanEncodingItAgain) {
 
 TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgain) {
   ChatRequest request = Conversation();
-  EncodedConversation conversation;
-  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
-  Grown(request, conversation);
-  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
+  EncodedConversation conversation = KeptAfterOneTurn(request);
   request.messages[3].content = R"({"evidence_status":"NOT_FOUND"})";
   AddTurn(request, 2, R"({"evidence_status":"FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
@@ -99,18 +106,14 @@ TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgai
 
 TEST(EncodedConversationTest, FewerMessagesThanEncodedMakesTheBodyWholeAgain) {
   ChatRequest request = Conversation();
-  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
-  EncodedConversation conversation;
-  Grown(request, conversation);
+  EncodedConversation conversation = KeptAfterOneTurn(request);
   request.messages.resize(2);
   EXPECT_EQ(Grown(request, conversation), Whole(request));
 }
 
 TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
   ChatRequest request = Conversation();
-  AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
-  EncodedConversation conversation;
-  Grown(request, conversation);
+  EncodedConversation conversation = KeptAfterOneTurn(request);
 
   request.tools[0].description = "Search the runbooks, in Chinese first.";
   EXPECT_EQ(Grown(request, conversation), Whole(request));
