@@ -3,8 +3,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 
