@@ -54,17 +54,12 @@ std::size_t BodySize(const Request& request) {
   return size;
 }
 
-// The body curl is given whole: `body`, its only part, or its parts joined
-// into `joined` when short (kOneSendBodyBytes). None: a long body in parts,
-// which curl reads out through ReadParts.
-std::optional<std::string_view> WholeBody(const Request& request, std::string& joined) {
+// The body curl is given whole: `body` or its only part. None: a body in
+// several parts, which curl reads out through ReadParts.
+std::optional<std::string_view> WholeBody(const Request& request) {
   if (!request.body.empty() || request.body_parts.empty()) return request.body;
   if (request.body_parts.size() == 1) return request.body_parts.front();
-  std::size_t size = BodySize(request);
-  if (size >= kOneSendBodyBytes) return std::nullopt;
-  joined.reserve(size);
-  for (std::string_view part : request.body_parts) joined += part;
-  return joined;
+  return std::nullopt;
 }
 
 // A transfer's easy handle. A parked one's is taken from the engine's kept
@@ -149,10 +144,9 @@ Result<Response, Failure> Send(const Request& request) {
 
   curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  std::string joined;
   BodyPartsReader reader(request.body_parts);
   if (request.method != "GET") {
-    if (auto whole = WholeBody(request, joined)) {
+    if (auto whole = WholeBody(request)) {
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, whole->data());
       curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(whole->size()));
     } else {

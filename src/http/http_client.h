@@ -62,10 +62,9 @@ struct Failure {
 };
 
 // libcurl writes a body smaller than this in the same send as the headers
-// when it is given whole; one read out through a callback goes in sends of
-// its own. Send therefore sends one part as it is, and joins several below
-// this size (a copy); a caller that keeps a body in parts keeps a short one
-// in one part.
+// when it is given whole (`body`, or a single part); one in several parts
+// is read out through a callback, in sends of its own. A caller that keeps
+// a body in parts therefore keeps a short one in one part.
 inline constexpr std::size_t kOneSendBodyBytes = 64 * 1024;
 
 // A response with any status is a value; only transport failures are errors.

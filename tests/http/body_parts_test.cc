@@ -1,7 +1,6 @@
 // A body sent in parts (Request::body_parts) arrives as the parts joined,
-// short (joined and sent with the headers) or long (read out part by part),
-// on a thread or parked on a fiber; the reader behind it seeks back for a
-// resend.
+// short or long (read out part by part), on a thread or parked on a fiber;
+// the reader behind it seeks back for a resend.
 #include "http/body_parts.h"
 
 #include <gtest/gtest.h>
