@@ -123,7 +123,10 @@ void SleepUnlessCancelled(milliseconds wait, const std::stop_token& cancel) {
   }
 }
 
-double RandomJitter() {
+// Not inlined: its std::random_device is about 5 KiB, which would be
+// reserved in the caller's frame, and so in the stack of every run waiting
+// on the model (its call is the frame a waiting run parks under).
+[[gnu::noinline]] double RandomJitter() {
   thread_local std::minstd_rand random(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(random);
 }

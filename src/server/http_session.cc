@@ -282,6 +282,9 @@ asio::awaitable<Outcome> ServeRequest(Server::Impl& server, beast::tcp_stream& s
     co_return Outcome::kRefused;
   }
   if (body_error) co_return Outcome::kClose;
+  // A chat waits here for its whole run: the read buffer (8 KiB, now empty
+  // unless the client pipelined) would be held all that time.
+  buffer.shrink_to_fit();
   bool keep_alive = co_await Dispatch(server, stream, parser.get());
   co_return keep_alive ? Outcome::kKeepAlive : Outcome::kClose;
 }
