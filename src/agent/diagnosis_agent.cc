@@ -2,6 +2,7 @@
 
 #include "agent/prompts.h"
 #include "agent/tool_call_ids.h"
+#include "core/mutex.h"
 #include "harness/model_interceptor.h"
 #include "harness/tool_interceptor.h"
 
@@ -11,12 +12,29 @@ namespace {
 using harness::StopReason;
 using harness::TraceEventType;
 
-std::vector<model::FunctionTool> OfferedTools(const tools::ToolCatalog& catalog) {
-  std::vector<model::FunctionTool> offered;
-  for (const auto& definition : *catalog.Definitions()) {
-    offered.push_back({definition.name, definition.description, definition.parameters_schema});
+// The catalog's tools as the model is offered them: one list for every run
+// that takes the same catalog snapshot, instead of a copy of the
+// descriptions and schemas per run. Keyed by the snapshot itself (a
+// weak_ptr, so a freed one never matches a newer one at its address).
+struct OfferedToolsCache {
+  Mutex mu;
+  std::weak_ptr<const std::vector<tools::ToolDefinition>> source GUARDED_BY(mu);
+  model::ToolList offered GUARDED_BY(mu);
+};
+
+model::ToolList ToolsOffered(const tools::ToolCatalog& catalog) {
+  static OfferedToolsCache cache;
+  std::shared_ptr<const std::vector<tools::ToolDefinition>> definitions = catalog.Definitions();
+  MutexLock lock(cache.mu);
+  if (cache.source.lock() != definitions) {
+    std::vector<model::FunctionTool> tools;
+    for (const auto& definition : *definitions) {
+      tools.push_back({definition.name, definition.description, definition.parameters_schema});
+    }
+    cache.offered = model::MakeToolList(std::move(tools));
+    cache.source = definitions;
   }
-  return offered;
+  return cache.offered;
 }
 
 // How one turn of the loop ended.
@@ -34,7 +52,7 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
                                        deps_.observer, run.budget().cancel_token()});
   model::ChatRequest request;
   request.component = model::Component::kDiagnosisAgent;
-  request.tools = OfferedTools(deps_.catalog);
+  request.tools = ToolsOffered(deps_.catalog);
   // The loop below only appends to the conversation: each call's request
   // body grows from the last one's.
   request.encoded = std::make_shared<model::EncodedConversation>();

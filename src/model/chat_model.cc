@@ -34,6 +34,15 @@ const char* RoleName(Role role) {
   return "";
 }
 
+ToolList MakeToolList(std::vector<FunctionTool> tools) {
+  return std::make_shared<const std::vector<FunctionTool>>(std::move(tools));
+}
+
+std::span<const FunctionTool> OfferedTools(const ChatRequest& request) {
+  if (!request.tools) return {};
+  return *request.tools;
+}
+
 std::size_t EncodedConversation::BodySize() const {
   std::size_t size = 0;
   for (const std::string& part : parts) size += part.size();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -63,6 +64,12 @@ struct FunctionTool {
   std::string parameters_schema;
 };
 
+// The tools a request offers. Shared, not copied: every diagnosis run offers
+// the same ones, and their descriptions and schemas (about 5 KiB) would
+// otherwise be held by each run for as long as it waits on the model.
+using ToolList = std::shared_ptr<const std::vector<FunctionTool>>;
+ToolList MakeToolList(std::vector<FunctionTool> tools);
+
 struct Usage {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
@@ -91,7 +98,7 @@ struct EncodedConversation {
 struct ChatRequest {
   Component component = Component::kDiagnosisAgent;
   std::vector<Message> messages;
-  std::vector<FunctionTool> tools;  // empty: no tools offered
+  ToolList tools;  // null or empty: no tools offered (see OfferedTools)
   // When the run's time budget ends: no exchange or retry wait runs past it
   // (the call then fails with reason RUN_TIMEOUT). Unset: only the
   // endpoint's own timeout applies.
@@ -108,6 +115,9 @@ struct ChatRequest {
   // would not notice, hence the rule.
   std::shared_ptr<EncodedConversation> encoded;
 };
+
+// The request's tools; none when `tools` is null.
+std::span<const FunctionTool> OfferedTools(const ChatRequest& request);
 
 struct ChatResponse {
   Message message;             // role kAssistant, reasoning already split off `content`

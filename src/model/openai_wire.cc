@@ -123,7 +123,7 @@ std::uint64_t HeadFingerprint(const ChatRequest& request, std::string_view model
   std::uint64_t h = Mix(static_cast<std::uint64_t>(request.component),
                         static_cast<std::uint64_t>(replay));
   h = Mix(h, Hash(model_name));
-  for (const FunctionTool& tool : request.tools) {
+  for (const FunctionTool& tool : OfferedTools(request)) {
     h = Mix(Mix(Mix(h, Hash(tool.name)), Hash(tool.description)), Hash(tool.parameters_schema));
   }
   return h;
@@ -362,12 +362,12 @@ void SplitReasoning(const bj::object& message, std::string content, Message& out
 // Everything before the messages, the messages array left open: the body
 // is `head m1,m2,...]}`, so that a turn's messages are appended to it.
 Result<std::string> EncodeHead(const ChatRequest& request, std::string_view model_name) {
-  json::JsonWriter w(EncodedSizeHint(request.tools));
+  json::JsonWriter w(EncodedSizeHint(OfferedTools(request)));
   w.BeginObject().Key("model");
   WriteText(w, model_name);
-  if (!request.tools.empty()) {
+  if (!OfferedTools(request).empty()) {
     w.Key("tools").BeginArray();
-    for (const FunctionTool& tool : request.tools) {
+    for (const FunctionTool& tool : OfferedTools(request)) {
       auto encoded = EncodeTool(tool);
       if (!encoded.has_value()) return encoded.error();
       w.Raw(json::Serialize(*encoded));

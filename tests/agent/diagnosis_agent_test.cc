@@ -40,7 +40,37 @@ TEST_F(AgentTest, NormalInvestigationEndsInADraft) {
   EXPECT_EQ(last.back().role, model::Role::kTool);
   EXPECT_EQ(last.back().tool_call_id, "call_2");
   EXPECT_EQ(requests[0].component, model::Component::kDiagnosisAgent);
-  EXPECT_EQ(requests[0].tools.size(), 3u);
+  EXPECT_EQ(model::OfferedTools(requests[0]).size(), 3u);
+}
+
+TEST_F(AgentTest, RunsOfOneCatalogSnapshotShareOneListOfOfferedTools) {
+  const std::string no_conclusion = R"({"conclusion":null,"limitations":{"missing_info":["服务名"]}})";
+  model_.Answer(no_conclusion).Answer(no_conclusion).Answer(no_conclusion);
+  Run();
+  run_ = std::make_unique<harness::RunContext>("run-2", harness::RunLimits{{}, {3, 2}}, clock_);
+  Run();
+  // Another snapshot of the tools (here another catalog's) is offered as it is.
+  tools::CatalogOptions options;
+  options.logs.topics = {"payment-service"};
+  options.english = true;
+  catalog_ = std::make_unique<tools::ToolCatalog>(options);
+  run_ = std::make_unique<harness::RunContext>("run-3", harness::RunLimits{{}, {3, 2}}, clock_);
+  Run();
+
+  auto requests = model_.Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  ASSERT_NE(requests[0].tools, nullptr);
+  EXPECT_EQ(requests[0].tools.get(), requests[1].tools.get());  // shared, not a copy each
+  EXPECT_NE(requests[2].tools.get(), requests[0].tools.get());
+  auto definitions = catalog_->Definitions();
+  auto offered = model::OfferedTools(requests[2]);
+  ASSERT_EQ(offered.size(), definitions->size());
+  for (std::size_t i = 0; i < offered.size(); ++i) {
+    EXPECT_EQ(offered[i].name, (*definitions)[i].name);
+    EXPECT_EQ(offered[i].description, (*definitions)[i].description);
+    EXPECT_EQ(offered[i].parameters_schema, (*definitions)[i].parameters_schema);
+  }
+  EXPECT_NE(offered[1].parameters_schema.find("payment-service"), std::string::npos);
 }
 
 TEST_F(AgentTest, ZeroToolCallsWithMissingInfoIsALegalDraft) {

@@ -24,7 +24,7 @@ constexpr char kSchema[] =
 ChatRequest Conversation() {
   ChatRequest request;
   request.component = Component::kDiagnosisAgent;
-  request.tools.push_back({"search_documents", "Search the runbooks.", kSchema});
+  request.tools = MakeToolList({{"search_documents", "Search the runbooks.", kSchema}});
   request.messages.push_back({Role::kSystem, "You diagnose incidents.", {}, ""});
   request.messages.push_back({Role::kUser, "订单服务为什么大量 500？", {}, ""});
   return request;
@@ -115,7 +115,8 @@ TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
   ChatRequest request = Conversation();
   EncodedConversation conversation = KeptAfterOneTurn(request);
 
-  request.tools[0].description = "Search the runbooks, in Chinese first.";
+  request.tools =
+      MakeToolList({{"search_documents", "Search the runbooks, in Chinese first.", kSchema}});
   EXPECT_EQ(Grown(request, conversation), Whole(request));
 
   // The reasoning goes out under kAuto and not under kNever: same
@@ -171,7 +172,7 @@ TEST(EncodedConversationTest, ABadToolSchemaFailsAndLeavesNothingToReuse) {
   ChatRequest request = Conversation();
   EncodedConversation conversation;
   Grown(request, conversation);
-  request.tools[0].parameters_schema = "[1,2]";
+  request.tools = MakeToolList({{"search_documents", "Search the runbooks.", "[1,2]"}});
   auto encoded = wire::EncodeRequestInto(request, "agent-model", ReplayReasoning::kAuto,
                                          conversation);
   ASSERT_FALSE(encoded.has_value());

@@ -46,10 +46,11 @@ class EndpointShapeTest : public OpenAiClientTest {
   // A diagnosis agent's request that offers two of diagd's tools.
   static ChatRequest AskWithTools(Component component = Component::kDiagnosisAgent) {
     ChatRequest request = Ask("PROMPT-MARKER why do orders fail since 10:00?", component);
-    request.tools.push_back({"search_documents", "Search the runbooks.",
-                             R"({"type":"object","properties":{"query":{"type":"string"}}})"});
-    request.tools.push_back({"query_logs", "Query a log topic.",
-                             R"({"type":"object","properties":{"topic":{"type":"string"}}})"});
+    request.tools = MakeToolList(
+        {{"search_documents", "Search the runbooks.",
+          R"({"type":"object","properties":{"query":{"type":"string"}}})"},
+         {"query_logs", "Query a log topic.",
+          R"({"type":"object","properties":{"topic":{"type":"string"}}})"}});
     return request;
   }
 

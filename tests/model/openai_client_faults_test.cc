@@ -169,7 +169,7 @@ TEST_F(OpenAiClientTest, RefusesAnOversizedAnswer) {
 
 TEST_F(OpenAiClientTest, RefusesAToolSchemaThatIsNotAnObjectWithoutCallingTheModel) {
   ChatRequest request = Ask(kPrompt);
-  request.tools.push_back({"search_documents", "d", "[not json"});
+  request.tools = MakeToolList({{"search_documents", "d", "[not json"}});
   auto response = Client()->Complete(request);
   ASSERT_FALSE(response.has_value());
   EXPECT_EQ(response.error().code, ErrorCode::kInvalidArgument);

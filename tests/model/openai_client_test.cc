@@ -124,7 +124,7 @@ TEST_F(OpenAiClientTest, SendsTheContractRequestBodyWithTools) {
   request.messages.push_back({Role::kTool, R"({"evidence_status":"FOUND"})", {}, "call_1"});
   request.messages.push_back(
       {Role::kAssistant, "thinking aloud", {{"call_2", "query_logs", "{}"}}, ""});
-  request.tools.push_back({"search_documents", "Search the runbooks.", kSchema});
+  request.tools = MakeToolList({{"search_documents", "Search the runbooks.", kSchema}});
   ASSERT_TRUE(client.Complete(request).has_value());
 
   auto seen = server_.Requests();
@@ -173,7 +173,7 @@ TEST_F(OpenAiClientTest, OmitsToolFieldsWhenNoToolsAreOffered) {
 TEST_F(OpenAiClientTest, SendsAToolWithoutSchemaAsAnEmptyObjectSchema) {
   server_.Answer("ok");
   ChatRequest request = Ask("q");
-  request.tools.push_back({"ping", "No arguments.", ""});
+  request.tools = MakeToolList({{"ping", "No arguments.", ""}});
   ASSERT_TRUE(Client()->Complete(request).has_value());
   auto seen = server_.Requests();
   ASSERT_EQ(seen.size(), 1u);

@@ -81,7 +81,7 @@ TEST_F(ConclusionReleaseTest, SemanticGuardSeesQuestionConclusionAndCitedObserva
   ASSERT_EQ(request.messages.size(), 2u);
   EXPECT_EQ(request.messages[0].role, model::Role::kSystem);
   EXPECT_EQ(request.messages[0].content, SemanticGuardSystemPrompt(config::Language::kZh));
-  EXPECT_TRUE(request.tools.empty());
+  EXPECT_TRUE(model::OfferedTools(request).empty());
   boost::json::object user = UserMessageOf(request);
   EXPECT_EQ(user.at("question").as_string(), kQuestion);
   EXPECT_EQ(json::Serialize(user.at("conclusion")),

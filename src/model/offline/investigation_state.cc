@@ -239,7 +239,7 @@ Lang LanguageOf(const ChatRequest& request) {
 InvestigationState RebuildState(const ChatRequest& request) {
   InvestigationState state;
   state.lang = LanguageOf(request);
-  for (const auto& tool : request.tools) {
+  for (const auto& tool : OfferedTools(request)) {
     ToolKind kind = KindOf(tool.name);
     if (kind == ToolKind::kDocuments) state.offers_documents = true;
     if (kind == ToolKind::kLogs) {

@@ -27,9 +27,11 @@ class Conversation {
     options.english = english;
     tools::ToolCatalog catalog(options);
     request_.component = Component::kDiagnosisAgent;
+    std::vector<FunctionTool> offered;
     for (const auto& d : *catalog.Definitions()) {
-      request_.tools.push_back({d.name, d.description, d.parameters_schema});
+      offered.push_back({d.name, d.description, d.parameters_schema});
     }
+    request_.tools = MakeToolList(std::move(offered));
     request_.messages.push_back(
         {Role::kSystem,
          agent::DiagnosisSystemPrompt(english ? config::Language::kEn : config::Language::kZh),
