@@ -1,7 +1,5 @@
 #include "core/clock.h"
 
-#include <cstdio>
-#include <ctime>
 
 namespace diagd {
 
@@ -10,23 +8,42 @@ const SystemClock& SystemClock::Instance() {
   return clock;
 }
 
+namespace {
+
+// `value` (0 or more) in exactly `width` digits, zero-padded, at `out`.
+char* PutDigits(char* out, long long value, int width) {
+  for (int i = width - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
+  return out + width;
+}
+
+}  // namespace
+
+// By hand, not gmtime_r and snprintf: the run store formats one per trace
+// row, and each took the time zone lock and parsed a format string.
 std::string FormatRfc3339Millis(WallTime time) {
   using namespace std::chrono;
-  auto millis = duration_cast<milliseconds>(time.time_since_epoch()).count();
-  auto seconds = millis / 1000;
-  auto fraction = millis % 1000;
-  if (fraction < 0) {
-    fraction += 1000;
-    seconds -= 1;
-  }
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[80];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(fraction));
-  return buf;
+  const auto at = time_point_cast<milliseconds>(time);
+  const auto day = floor<days>(at);
+  const year_month_day date(day);
+  const hh_mm_ss clock(at - day);
+  // A WallTime spans 1677 to 2262 (nanoseconds in 64 bits): four digits.
+  static_assert(duration_cast<years>(WallTime::duration::max()).count() < 1970);
+  char buf[24];
+  char* out = PutDigits(buf, static_cast<int>(date.year()), 4);
+  *out++ = '-';
+  out = PutDigits(out, static_cast<unsigned>(date.month()), 2);
+  *out++ = '-';
+  out = PutDigits(out, static_cast<unsigned>(date.day()), 2);
+  *out++ = 'T';
+  out = PutDigits(out, clock.hours().count(), 2);
+  *out++ = ':';
+  out = PutDigits(out, clock.minutes().count(), 2);
+  *out++ = ':';
+  out = PutDigits(out, clock.seconds().count(), 2);
+  *out++ = '.';
+  out = PutDigits(out, clock.subseconds().count(), 3);
+  *out++ = 'Z';
+  return std::string(buf, out);
 }
 
 namespace {
