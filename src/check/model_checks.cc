@@ -116,8 +116,9 @@ model::ChatRequest ProbeRequest(ModelComponent component) {
       {.role = model::Role::kSystem,
        .content = "You are checking that tool calling works. Answer only by calling a tool."},
       {.role = model::Role::kUser, .content = "What time is it? Call get_time to find out."}};
-  request.tools = model::MakeToolList({{kProbeFunction, "Returns the current time. Takes no arguments.",
-                                       R"({"type":"object","properties":{}})"}});
+  request.tools = model::MakeToolList({{kProbeFunction,
+                                        "Returns the current time. Takes no arguments.",
+                                        R"({"type":"object","properties":{}})"}});
   return request;
 }
 

@@ -1,6 +1,5 @@
 #include "core/clock.h"
 
-
 namespace diagd {
 
 const SystemClock& SystemClock::Instance() {
