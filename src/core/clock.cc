@@ -15,6 +15,23 @@ char* PutDigits(char* out, long long value, int width) {
   return out + width;
 }
 
+bool ReadDigits(std::string_view s, std::size_t& i, int count, int& out) {
+  if (i + static_cast<std::size_t>(count) > s.size()) return false;
+  out = 0;
+  for (int k = 0; k < count; ++k, ++i) {
+    char c = s[i];
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + (c - '0');
+  }
+  return true;
+}
+
+bool Expect(std::string_view s, std::size_t& i, char c) {
+  if (i >= s.size() || s[i] != c) return false;
+  ++i;
+  return true;
+}
+
 }  // namespace
 
 // By hand, not gmtime_r and snprintf: the run store formats one per trace
@@ -44,27 +61,6 @@ std::string FormatRfc3339Millis(WallTime time) {
   *out++ = 'Z';
   return std::string(buf, out);
 }
-
-namespace {
-
-bool ReadDigits(std::string_view s, std::size_t& i, int count, int& out) {
-  if (i + static_cast<std::size_t>(count) > s.size()) return false;
-  out = 0;
-  for (int k = 0; k < count; ++k, ++i) {
-    char c = s[i];
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + (c - '0');
-  }
-  return true;
-}
-
-bool Expect(std::string_view s, std::size_t& i, char c) {
-  if (i >= s.size() || s[i] != c) return false;
-  ++i;
-  return true;
-}
-
-}  // namespace
 
 std::optional<WallTime> ParseRfc3339(std::string_view s) {
   using namespace std::chrono;

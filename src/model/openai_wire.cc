@@ -362,12 +362,13 @@ void SplitReasoning(const bj::object& message, std::string content, Message& out
 // Everything before the messages, the messages array left open: the body
 // is `head m1,m2,...]}`, so that a turn's messages are appended to it.
 Result<std::string> EncodeHead(const ChatRequest& request, std::string_view model_name) {
-  json::JsonWriter w(EncodedSizeHint(OfferedTools(request)));
+  const std::span<const FunctionTool> tools = OfferedTools(request);
+  json::JsonWriter w(EncodedSizeHint(tools));
   w.BeginObject().Key("model");
   WriteText(w, model_name);
-  if (!OfferedTools(request).empty()) {
+  if (!tools.empty()) {
     w.Key("tools").BeginArray();
-    for (const FunctionTool& tool : OfferedTools(request)) {
+    for (const FunctionTool& tool : tools) {
       auto encoded = EncodeTool(tool);
       if (!encoded.has_value()) return encoded.error();
       w.Raw(json::Serialize(*encoded));
