@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -69,8 +70,11 @@ inline Invocation RunDiagd(const std::vector<std::string>& args, const fs::path&
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("diagd-e2e-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterised test's name is "Name/Param": one folder, not a folder
+    // in a folder that TearDown's remove_all would leave behind.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir_ = fs::temp_directory_path() / ("diagd-e2e-" + std::to_string(::getpid()) + "-" + name);
     fs::create_directories(dir_);
     WriteConfig("");
   }
