@@ -70,6 +70,22 @@ void LiveRun::WhenEventAfter(std::int64_t after_id, Wake wake) {
   wake();
 }
 
+void LiveRun::WhenClosed(Wake wake) {
+  {
+    MutexLock lock(mu_);
+    if (!closed_) {
+      closing_waiters_.push_back(std::move(wake));
+      return;
+    }
+  }
+  wake();
+}
+
+bool LiveRun::closed() const {
+  MutexLock lock(mu_);
+  return closed_;
+}
+
 bool LiveRun::Cancel() {
   {
     MutexLock lock(mu_);
@@ -101,7 +117,14 @@ std::string LiveRun::route() const {
   return route_;
 }
 
-std::vector<LiveRun::Wake> LiveRun::TakeWaiters() { return std::exchange(waiters_, {}); }
+std::vector<LiveRun::Wake> LiveRun::TakeWaiters() {
+  std::vector<Wake> wake = std::exchange(waiters_, {});
+  if (closed_) {
+    for (auto& w : closing_waiters_) wake.push_back(std::move(w));
+    closing_waiters_.clear();
+  }
+  return wake;
+}
 
 void LiveRunRegistry::Add(const std::string& run_id, std::shared_ptr<LiveRun> run) {
   MutexLock lock(mu_);

@@ -50,6 +50,11 @@ class LiveRun {
   // calling thread, when there is one already), else from the appending
   // thread. `wake` must be cheap and must not call back into this run.
   void WhenEventAfter(std::int64_t after_id, Wake wake);
+  // Calls `wake` once the stream is closed (`done` visible), with the same
+  // rules: for a watcher that wants only the end (a JSON chat), which the
+  // run's other events then do not wake.
+  void WhenClosed(Wake wake);
+  bool closed() const;
 
   // POST /api/v1/runs/{id}/cancel: requests the run's cancellation (its
   // ChatRequest::cancel); false when its stream has closed or is closing
@@ -65,6 +70,8 @@ class LiveRun {
   std::string route() const;
 
  private:
+  // The waiters an event just appended wakes: every one waiting for an
+  // event, and those waiting for the end once the stream is closed.
   std::vector<Wake> TakeWaiters() REQUIRES(mu_);
 
   mutable Mutex mu_;
@@ -75,6 +82,7 @@ class LiveRun {
   std::vector<app::RunEvent> sealed_ GUARDED_BY(mu_);  // error and done, until Reveal
   bool sealing_ GUARDED_BY(mu_) = false;
   std::vector<Wake> waiters_ GUARDED_BY(mu_);
+  std::vector<Wake> closing_waiters_ GUARDED_BY(mu_);
   std::stop_source cancel_;  // thread-safe itself
 };
 

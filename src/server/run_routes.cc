@@ -97,13 +97,12 @@ struct PendingAnswer {
 };
 
 // Waits for the run's stream to close (JSON mode: the answer is its end).
+// Woken by the close alone: the run's other events would each cost the io
+// thread a wake for nothing.
 asio::awaitable<void> WaitClosed(LiveRun& live) {
-  std::int64_t last = 0;
-  while (true) {
-    LiveRun::Slice slice = live.EventsAfter(last);
-    if (slice.closed) co_return;
-    if (!slice.events.empty()) last = slice.events.back().id;
-    co_await WaitForEventAfter(live, last, std::chrono::hours(1));
+  while (!live.closed()) {
+    co_await WaitForWake([&live](LiveRun::Wake wake) { live.WhenClosed(std::move(wake)); },
+                         std::chrono::hours(1));
   }
 }
 

@@ -63,6 +63,35 @@ TEST(LiveRun, WakesAWaiterOnceANewerEventExists) {
   EXPECT_EQ(woken, 4) << "a closed run wakes at once";
 }
 
+TEST(LiveRun, AWaiterForTheEndIsWokenByTheCloseAlone) {
+  LiveRun run;
+  run.Append(Event(1, "run"));
+  int woken = 0;
+  run.WhenClosed([&] { ++woken; });
+  run.Append(Event(2, "route"));
+  run.Append(Event(3, "result"));
+  EXPECT_EQ(woken, 0) << "events before done do not wake it";
+  EXPECT_FALSE(run.closed());
+  run.Append(Event(4, "done"));
+  EXPECT_EQ(woken, 1);
+  EXPECT_TRUE(run.closed());
+  run.WhenClosed([&] { ++woken; });
+  EXPECT_EQ(woken, 2) << "a closed run wakes at once";
+}
+
+TEST(LiveRun, AWaiterForTheEndIsWokenOnlyOnceASealedErrorIsRevealed) {
+  LiveRun run;
+  run.Append(Event(1, "run"));
+  int woken = 0;
+  run.WhenClosed([&] { ++woken; });
+  ASSERT_TRUE(run.Seal("STORE_UNAVAILABLE", "down").has_value());
+  EXPECT_EQ(woken, 0) << "sealed, but the end is not visible before it is stored";
+  EXPECT_FALSE(run.closed());
+  run.Reveal();
+  EXPECT_EQ(woken, 1);
+  EXPECT_TRUE(run.EventsAfter(0).closed);
+}
+
 TEST(LiveRun, ConcurrentWatchersSeeEveryEventInOrder) {
   LiveRun run;
   constexpr int kEvents = 2000;
