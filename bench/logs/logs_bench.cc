@@ -238,7 +238,11 @@ BENCHMARK_CAPTURE(BM_Query, no_match_24h_log, TopicFormat::kPlainText, "\"no suc
 void BM_SearchMovingWindow(benchmark::State& state, TopicFormat format) {
   TopicIndex index(BenchFolder() / FileOf(format), format);
   const Clock& clock = SystemClock::Instance();
-  (void)index.Refresh(clock, clock.Monotonic() + std::chrono::minutes(10), BenchNowMillis());
+  auto file = index.Refresh(clock, clock.Monotonic() + std::chrono::minutes(10), BenchNowMillis());
+  if (!file) {
+    state.SkipWithError(file.error().message.c_str());
+    return;
+  }
   LogQuery query = *ParseLogQuery("level:ERROR timeout");
   std::mt19937_64 rng(7);
   std::vector<double> millis;
@@ -250,7 +254,7 @@ void BM_SearchMovingWindow(benchmark::State& state, TopicFormat format) {
     request.to_ms = end;
     request.reference_ms = BenchNowMillis();
     auto start = std::chrono::steady_clock::now();
-    auto out = index.Search(request, clock, clock.Monotonic() + std::chrono::seconds(10));
+    auto out = index.Search(request, *file, clock, clock.Monotonic() + std::chrono::seconds(10));
     millis.push_back(Millis(std::chrono::steady_clock::now() - start).count());
     if (!out) state.SkipWithError(out.error().message.c_str());
   }

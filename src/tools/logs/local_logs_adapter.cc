@@ -138,7 +138,8 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
   UnixMillis now_ms = ToUnixMillis(options_.now.value_or(clock_.Now()));
   auto [file, format] = *located;
   auto index = IndexFor(file, format);
-  if (auto refreshed = index->Refresh(clock_, deadline, now_ms, cancel); !refreshed) {
+  auto refreshed = index->Refresh(clock_, deadline, now_ms, cancel);
+  if (!refreshed) {
     if (refreshed.error().code == ErrorCode::kNotFound) {
       MutexLock lock(mu_);
       indexes_.erase(file);  // a deleted topic gives its memory back
@@ -152,7 +153,7 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
   search.max_events = options_.max_events;
   search.max_message_chars = options_.max_message_chars;
   search.reference_ms = now_ms;
-  auto found = index->Search(search, clock_, deadline, cancel);
+  auto found = index->Search(search, *refreshed, clock_, deadline, cancel);
   if (!found) return Unexpected(FailureOf(found.error()));
 
   LogsResult result;

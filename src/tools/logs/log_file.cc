@@ -30,20 +30,15 @@ Result<LogFile> LogFile::Open(const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error::Unavailable("log file cannot be read");
   if (!S_ISREG(st.st_mode)) return Error::NotFound("log topic is not a regular file");
+  file.opened_ = FileIdentity{
+      static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+      static_cast<std::uint64_t>(st.st_size),
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
   return file;
 }
 
 LogFile::~LogFile() {
   if (fd_ >= 0) ::close(fd_);
-}
-
-Result<FileIdentity> LogFile::Identity() const {
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) return Error::Unavailable("log file cannot be read");
-  return FileIdentity{
-      static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-      static_cast<std::uint64_t>(st.st_size),
-      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
 }
 
 Result<std::size_t> LogFile::ReadAt(std::uint64_t offset, char* out, std::size_t size) const {

@@ -29,12 +29,14 @@ class LogFile {
  public:
   // NOT_FOUND when `path` is missing, UNAVAILABLE when it cannot be opened.
   static Result<LogFile> Open(const std::filesystem::path& path);
-  LogFile(LogFile&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  LogFile(LogFile&& other) noexcept : fd_(other.fd_), opened_(other.opened_) { other.fd_ = -1; }
   LogFile& operator=(LogFile&&) = delete;
   LogFile(const LogFile&) = delete;
   ~LogFile();
 
-  Result<FileIdentity> Identity() const;
+  // The file as Open found it: its size then is where a reader that
+  // started then stops.
+  const FileIdentity& opened() const { return opened_; }
   // Reads up to `size` bytes at `offset` into `out`; fewer only at the end
   // of the file.
   Result<std::size_t> ReadAt(std::uint64_t offset, char* out, std::size_t size) const;
@@ -42,6 +44,7 @@ class LogFile {
  private:
   explicit LogFile(int fd) : fd_(fd) {}
   int fd_;
+  FileIdentity opened_;
 };
 
 struct LineScan {

@@ -52,14 +52,13 @@ Result<TopicCensus> CountTopicEvents(const fs::path& root, const std::string& to
   }
   auto file = LogFile::Open(census.file);
   if (!file) return file.error();
-  auto identity = file->Identity();
-  if (!identity) return identity.error();
-  census.bytes = identity->size;
+  const FileIdentity& identity = file->opened();
+  census.bytes = identity.size;
 
   CensusSink sink(census);
   RecordScanner scanner(census.format, reference_ms, sink);
   auto scan = ForEachLine(
-      *file, 0, identity->size, kMaxRecordBytes, [&] { return clock.Monotonic() > deadline; },
+      *file, 0, identity.size, kMaxRecordBytes, [&] { return clock.Monotonic() > deadline; },
       [&](std::string_view line, std::uint64_t offset) { scanner.Feed(line, offset); });
   if (!scan) return scan.error();
   if (scan->stopped)

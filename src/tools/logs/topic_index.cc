@@ -66,8 +66,8 @@ class TopicIndex::BatchBuilder final : public ScanSink {
   Batch& batch_;
 };
 
-Status TopicIndex::Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
-                           const std::stop_token& cancel) {
+Result<LogFile> TopicIndex::Refresh(const Clock& clock, MonoTime deadline,
+                                    UnixMillis reference_ms, const std::stop_token& cancel) {
   {
     std::unique_lock lock(gate_mu_);
     auto remaining = deadline - clock.Monotonic();
@@ -77,13 +77,13 @@ Status TopicIndex::Refresh(const Clock& clock, MonoTime deadline, UnixMillis ref
     }
     refreshing_ = true;
   }
-  Status status = RefreshLocked(clock, deadline, reference_ms, cancel);
+  auto file = RefreshLocked(clock, deadline, reference_ms, cancel);
   {
     std::lock_guard lock(gate_mu_);
     refreshing_ = false;
   }
   gate_cv_.notify_one();
-  return status;
+  return file;
 }
 
 void TopicIndex::ResetScanState() {
@@ -100,17 +100,16 @@ void TopicIndex::ResetScanState() {
   service_count_ = 1;
 }
 
-Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
-                                 const std::stop_token& cancel) {
+Result<LogFile> TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline,
+                                          UnixMillis reference_ms, const std::stop_token& cancel) {
   auto file = LogFile::Open(file_);
   if (!file) return file.error();
-  auto now = file->Identity();
-  if (!now) return now.error();
+  const FileIdentity& now = file->opened();
 
-  bool rebuild = stale_.exchange(false) || !indexed_ || now->device != identity_.device ||
-                 now->inode != identity_.inode || now->size < scanned_to_ ||
-                 (now->size == scanned_to_ && now->mtime_ns != identity_.mtime_ns);
-  if (!rebuild && now->size == scanned_to_) return OkStatus();
+  bool rebuild = stale_.exchange(false) || !indexed_ || now.device != identity_.device ||
+                 now.inode != identity_.inode || now.size < scanned_to_ ||
+                 (now.size == scanned_to_ && now.mtime_ns != identity_.mtime_ns);
+  if (!rebuild && now.size == scanned_to_) return std::move(*file);
   if (!rebuild) {
     auto head = HashPrefix(*file, head_bytes_);
     if (!head) return head.error();
@@ -125,7 +124,7 @@ Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMill
   BatchBuilder builder(*this, batch);
   RecordScanner scanner(format_, reference_ms, builder);
   auto scan = ForEachLine(
-      *file, resume_at_, now->size, kMaxRecordBytes,
+      *file, resume_at_, now.size, kMaxRecordBytes,
       [&] { return cancel.stop_requested() || clock.Monotonic() > deadline; },
       [&](std::string_view line, std::uint64_t offset) { scanner.Feed(line, offset); });
   if (!scan) {
@@ -153,7 +152,7 @@ Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMill
   service_count_ += added_services;
   provisional_ = std::move(provisional);
   provisional_skipped_ = provisional_skipped;
-  identity_ = *now;
+  identity_ = now;
   scanned_to_ = scan->end;
   resume_at_ = resume;
   indexed_ = true;
@@ -170,7 +169,7 @@ Status TopicIndex::RefreshLocked(const Clock& clock, MonoTime deadline, UnixMill
     if (cancel.stop_requested()) return Error::Cancelled("log indexing stopped: the run was cancelled");
     return Error::DeadlineExceeded("log indexing stopped at the deadline");
   }
-  return OkStatus();
+  return std::move(*file);
 }
 
 void TopicIndex::Publish(Batch& batch, bool complete) {
@@ -209,8 +208,9 @@ void TopicIndex::Publish(Batch& batch, bool complete) {
   complete_ = complete;
 }
 
-Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Clock& clock,
-                                         MonoTime deadline, const std::stop_token& cancel) const {
+Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const LogFile& file,
+                                         const Clock& clock, MonoTime deadline,
+                                         const std::stop_token& cancel) const {
   const LogQuery& query = *request.query;
   SearchOutcome out;
   std::shared_lock lock(data_mu_);
@@ -238,9 +238,7 @@ Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Clo
     stale_ = true;
     return Error::Unavailable("log file changed under its index");
   };
-  auto file = LogFile::Open(file_);
-  if (!file) return changed();
-  BlockReader reader(*file);
+  BlockReader reader(file);
   MessageMatcher matcher(query);
   std::size_t steps = 0;
   for (auto it = last; it != first;) {

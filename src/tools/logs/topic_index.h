@@ -77,15 +77,20 @@ class TopicIndex {
   // year-less timestamps of newly read lines. NOT_FOUND: the file is gone;
   // UNAVAILABLE: it cannot be read; DEADLINE_EXCEEDED: `deadline` came first,
   // CANCELLED: `cancel` was requested first (what was read by then is kept,
-  // and the next call goes on from there).
-  Status Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
-                 const std::stop_token& cancel = {});
+  // and the next call goes on from there). Returns the file it looked at,
+  // open, for the Search that follows: that reads the file the index was
+  // just brought up to, even if the path is rotated meanwhile, and opens
+  // and stats nothing again.
+  Result<LogFile> Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                          const std::stop_token& cancel = {});
 
-  // The newest events of the window that match. UNAVAILABLE when the file
-  // changed under the index, or when another call's refresh left the index
-  // incomplete (a retry refreshes it); DEADLINE_EXCEEDED; CANCELLED.
-  Result<SearchOutcome> Search(const SearchRequest& request, const Clock& clock,
-                               MonoTime deadline, const std::stop_token& cancel = {}) const;
+  // The newest events of the window that match, read from `file` (what
+  // Refresh returned). UNAVAILABLE when the file changed under the index,
+  // or when another call's refresh left the index incomplete (a retry
+  // refreshes it); DEADLINE_EXCEEDED; CANCELLED.
+  Result<SearchOutcome> Search(const SearchRequest& request, const LogFile& file,
+                               const Clock& clock, MonoTime deadline,
+                               const std::stop_token& cancel = {}) const;
 
   std::size_t EventCount() const;
   // The index's own memory: entries (with vector slack) and names.
@@ -112,8 +117,8 @@ class TopicIndex {
   struct Batch;
   class BatchBuilder;
 
-  Status RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
-                       const std::stop_token& cancel);
+  Result<LogFile> RefreshLocked(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
+                                const std::stop_token& cancel);
   void ResetScanState();
   // `complete`: the read reached the end of the file as it was.
   void Publish(Batch& batch, bool complete);

@@ -26,11 +26,15 @@ constexpr UnixMillis kReference = 1'795'953'600'000;
 
 class TopicRefreshTest : public ::testing::Test {
  protected:
-  Status Refresh(TopicIndex& index) {
+  Result<LogFile> Refresh(TopicIndex& index) {
     return index.Refresh(clock_, clock_.Monotonic() + std::chrono::seconds(10), kReference);
   }
+  // The topic's file opened afresh, for a search with no refresh before it.
+  LogFile Opened(const std::string& name) { return *LogFile::Open(folder_.Path(name)); }
   SearchOutcome All(TopicIndex& index, const std::string& query = "") {
-    EXPECT_TRUE(Refresh(index));
+    auto file = Refresh(index);
+    EXPECT_TRUE(file) << file.error().ToString();
+    if (!file) return {};
     parsed_ = *ParseLogQuery(query);
     SearchRequest request;
     request.query = &parsed_;
@@ -38,7 +42,7 @@ class TopicRefreshTest : public ::testing::Test {
     request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
     request.max_events = 1'000'000;
     request.reference_ms = kReference;
-    auto out = index.Search(request, clock_, clock_.Monotonic() + std::chrono::seconds(10));
+    auto out = index.Search(request, *file, clock_, clock_.Monotonic() + std::chrono::seconds(10));
     EXPECT_TRUE(out) << out.error().ToString();
     return out ? *out : SearchOutcome{};
   }
@@ -127,6 +131,28 @@ TEST_F(TopicRefreshTest, RotatedFileIsIndexedAnew) {
   EXPECT_THAT(Messages(index), ElementsAre("after rotation, a longer first line"));
 }
 
+TEST_F(TopicRefreshTest, ASearchReadsTheFileItsRefreshIndexedThoughThePathIsRotatedBetween) {
+  folder_.Write("t.log", "2026-11-29 10:00:00 INFO [a] before rotation\n");
+  TopicIndex index(folder_.Path("t.log"), TopicFormat::kPlainText);
+  auto file = Refresh(index);
+  ASSERT_TRUE(file);
+  std::filesystem::rename(folder_.Path("t.log"), folder_.Path("t.log.1"));
+  folder_.Write("t.log", "2026-11-29 10:01:00 INFO [a] after rotation, at other offsets\n");
+  LogQuery everything;
+  SearchRequest request;
+  request.query = &everything;
+  request.from_ms = std::numeric_limits<UnixMillis>::min() / 2;
+  request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
+  request.max_events = 10;
+  request.reference_ms = kReference;
+  auto out = index.Search(request, *file, clock_, clock_.Monotonic() + std::chrono::seconds(10));
+  ASSERT_TRUE(out) << out.error().ToString();
+  ASSERT_EQ(out->events.size(), 1u);
+  EXPECT_EQ(out->events[0].message, "before rotation");
+  EXPECT_THAT(Messages(index), ElementsAre("after rotation, at other offsets"))
+      << "the next refresh sees the new file";
+}
+
 TEST_F(TopicRefreshTest, FileRewrittenInPlaceIsIndexedAnew) {
   folder_.Write("t.log", "2026-11-29 10:00:00 INFO [a] aaaa\n");
   TopicIndex index(folder_.Path("t.log"), TopicFormat::kPlainText);
@@ -152,7 +178,8 @@ TEST_F(TopicRefreshTest, FileThatDisagreesWithItsIndexIsIndexedAnewByTheNextRefr
   request.query = &everything;
   request.from_ms = std::numeric_limits<UnixMillis>::min() / 2;
   request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
-  auto out = index.Search(request, clock_, clock_.Monotonic() + std::chrono::seconds(10));
+  auto out = index.Search(request, Opened("t.log"), clock_,
+                          clock_.Monotonic() + std::chrono::seconds(10));
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().code, ErrorCode::kUnavailable) << "a retry may cure it";
   EXPECT_THAT(Messages(index), ElementsAre("aaaa"));
@@ -182,7 +209,8 @@ TEST_F(TopicRefreshTest, IndexingStoppedByTheDeadlineGoesOnFromThereNextTime) {
   SearchRequest request;
   request.query = &everything;
   request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
-  auto half_built = index.Search(request, clock_, clock_.Monotonic() + std::chrono::seconds(10));
+  auto half_built = index.Search(request, Opened("t.jsonl"), clock_,
+                                 clock_.Monotonic() + std::chrono::seconds(10));
   ASSERT_FALSE(half_built) << "an index without the file's end misses the newest events";
   EXPECT_EQ(half_built.error().code, ErrorCode::kUnavailable);
   EXPECT_TRUE(Refresh(index));
@@ -213,7 +241,8 @@ TEST_F(TopicRefreshTest, ACancelStopsASearch) {
   for (int i = 0; i < 1000; ++i) text += JsonLine(MinutesAgo(1), "INFO", "a", "m");
   folder_.Write("t.jsonl", text);
   TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
-  ASSERT_TRUE(Refresh(index));
+  auto file = Refresh(index);
+  ASSERT_TRUE(file);
   LogQuery query = *ParseLogQuery("nothing matches this");
   SearchRequest request;
   request.query = &query;
@@ -221,11 +250,11 @@ TEST_F(TopicRefreshTest, ACancelStopsASearch) {
   request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
   std::stop_source cancel;
   cancel.request_stop();
-  auto out = index.Search(request, clock_, clock_.Monotonic() + std::chrono::hours(1),
+  auto out = index.Search(request, *file, clock_, clock_.Monotonic() + std::chrono::hours(1),
                           cancel.get_token());
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().code, ErrorCode::kCancelled);
-  EXPECT_TRUE(index.Search(request, clock_, clock_.Monotonic() + std::chrono::hours(1)))
+  EXPECT_TRUE(index.Search(request, *file, clock_, clock_.Monotonic() + std::chrono::hours(1)))
       << "the index is whole: only that search stopped";
 }
 
@@ -234,14 +263,15 @@ TEST_F(TopicRefreshTest, PassedDeadlineStopsASearch) {
   for (int i = 0; i < 1000; ++i) text += JsonLine(MinutesAgo(1), "INFO", "a", "m");
   folder_.Write("t.jsonl", text);
   TopicIndex index(folder_.Path("t.jsonl"), TopicFormat::kJsonLines);
-  ASSERT_TRUE(Refresh(index));
+  auto file = Refresh(index);
+  ASSERT_TRUE(file);
   SteppingClock clock;
   LogQuery query = *ParseLogQuery("nothing matches this");
   SearchRequest request;
   request.query = &query;
   request.from_ms = std::numeric_limits<UnixMillis>::min() / 2;
   request.to_ms = std::numeric_limits<UnixMillis>::max() / 2;
-  auto out = index.Search(request, clock, clock.Monotonic());
+  auto out = index.Search(request, *file, clock, clock.Monotonic());
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().code, ErrorCode::kDeadlineExceeded);
 }
