@@ -148,14 +148,21 @@ void SqliteRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {
     for (PendingWrite* write : group) write->result = begun;
     return;
   }
+  // Cached statements: a group of hundreds of writes parses its three
+  // savepoint statements once, not once a write.
+  auto run = [this](const char* sql) -> Status {
+    auto statement = db_->Prepare(sql, "write");
+    if (!statement) return statement.error();
+    return statement->Run();
+  };
   for (PendingWrite* write : group) {
-    if (Status saved = db_->Exec("SAVEPOINT diagd_write", "write"); !saved) {
+    if (Status saved = run("SAVEPOINT diagd_write"); !saved) {
       write->result = saved;
       continue;
     }
     write->result = write->apply(*db_);
-    if (!write->result) (void)db_->Exec("ROLLBACK TO diagd_write", "write");
-    (void)db_->Exec("RELEASE diagd_write", "write");
+    if (!write->result) (void)run("ROLLBACK TO diagd_write");
+    (void)run("RELEASE diagd_write");
   }
   if (Status committed = tx.Commit(); !committed) {
     for (PendingWrite* write : group) {
