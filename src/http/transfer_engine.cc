@@ -36,11 +36,16 @@ class TransferEngine {
   }
 
   void Start(CURL* easy, std::stop_token cancel, Done done) {
+    bool first = false;
     {
       std::lock_guard lock(mu_);
+      first = incoming_.empty();
       incoming_.emplace_back(easy, Transfer{std::move(done), std::move(cancel)});
     }
-    Wake();
+    // Only the transfer that found the queue empty wakes the loop: the loop
+    // takes the whole queue at once, so the ones after it ride on that wake
+    // (one eventfd write for a burst of parked runs, not one each).
+    if (first) Wake();
   }
 
   // A transfer's cancel was requested: the loop looks for the cancelled
