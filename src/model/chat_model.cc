@@ -56,4 +56,13 @@ std::string EncodedConversation::Body() const {
   return body;
 }
 
+void EncodedConversation::Join() {
+  if (parts.size() < 2) return;
+  // One copy of the body, exactly sized: `parts = {Body()}` made a second
+  // (the initializer list is copied from), and a run joins every turn.
+  std::string body = Body();
+  parts.clear();
+  parts.push_back(std::move(body));
+}
+
 }  // namespace diagd::model

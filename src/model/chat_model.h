@@ -93,6 +93,8 @@ struct EncodedConversation {
 
   std::size_t BodySize() const;
   std::string Body() const;
+  // The body in one part (a short one, which curl sends with the headers).
+  void Join();
 };
 
 struct ChatRequest {

@@ -175,7 +175,7 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   // A short body is kept in one part: curl then sends it with the headers,
   // as it is, without a copy.
   if (conversation.parts.size() > 1 && conversation.BodySize() < http::kOneSendBodyBytes) {
-    conversation.parts = {conversation.Body()};
+    conversation.Join();
   }
   http_request.body_parts.assign(conversation.parts.begin(), conversation.parts.end());
   http_request.cancel = request.cancel;
