@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 
@@ -359,6 +361,48 @@ void SplitReasoning(const bj::object& message, std::string content, Message& out
   }
 }
 
+// The elements of the body's "tools" array, encoded once per shared list
+// and kept for the next request that offers the same one: every run offers
+// the list its agent built for the catalog (ToolList), and parsing and
+// serializing its schemas for each run's first request was about 200
+// allocations a run. The one list kept is the last one encoded; a request
+// with another list encodes and keeps that one.
+class EncodedToolsCache {
+ public:
+  static EncodedToolsCache& Instance() {
+    static auto* cache = new EncodedToolsCache;  // never destroyed: used until exit
+    return *cache;
+  }
+
+  // Writes the encoded tools of `tools` (non-empty) as array elements.
+  Result<void> Write(const ToolList& tools, json::JsonWriter& w) {
+    {
+      std::lock_guard lock(mu_);
+      if (list_.lock() == tools) {
+        for (const std::string& tool : encoded_) w.Raw(tool);
+        return {};
+      }
+    }
+    std::vector<std::string> encoded;
+    encoded.reserve(tools->size());
+    for (const FunctionTool& tool : *tools) {
+      auto object = EncodeTool(tool);
+      if (!object.has_value()) return object.error();
+      encoded.push_back(json::Serialize(*object));
+    }
+    for (const std::string& tool : encoded) w.Raw(tool);
+    std::lock_guard lock(mu_);
+    list_ = tools;
+    encoded_ = std::move(encoded);
+    return {};
+  }
+
+ private:
+  std::mutex mu_;
+  std::weak_ptr<const std::vector<FunctionTool>> list_;  // guarded by mu_
+  std::vector<std::string> encoded_;                     // guarded by mu_: list_'s tools
+};
+
 // Everything before the messages, the messages array left open: the body
 // is `head m1,m2,...]}`, so that a turn's messages are appended to it.
 Result<std::string> EncodeHead(const ChatRequest& request, std::string_view model_name) {
@@ -368,10 +412,8 @@ Result<std::string> EncodeHead(const ChatRequest& request, std::string_view mode
   WriteText(w, model_name);
   if (!tools.empty()) {
     w.Key("tools").BeginArray();
-    for (const FunctionTool& tool : tools) {
-      auto encoded = EncodeTool(tool);
-      if (!encoded.has_value()) return encoded.error();
-      w.Raw(json::Serialize(*encoded));
+    if (auto written = EncodedToolsCache::Instance().Write(request.tools, w); !written) {
+      return written.error();
     }
     // The harness runs one tool at a time (progress protocol); a server that
     // would batch calls must not.

@@ -152,8 +152,12 @@ TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
   ChatRequest request = Conversation();
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EncodedConversation conversation;
-  Grown(request, conversation);
-  conversation.parts = {conversation.Body()};
+  const std::string body = Grown(request, conversation);
+  conversation.Join();
+  ASSERT_EQ(conversation.parts.size(), 1u);
+  EXPECT_EQ(conversation.parts.front(), body);
+  EXPECT_LE(conversation.parts.front().capacity(), body.size() + body.size() / 16)
+      << "joined with slack: the body is held while the model answers";
   AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
   EXPECT_EQ(conversation.parts.size(), 2u);
@@ -166,6 +170,29 @@ TEST(EncodedConversationTest, ABodyWithoutItsPartsIsEncodedWhole) {
   conversation.parts.clear();
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
+}
+
+// The tools are encoded once per shared list and kept: a request with the
+// same list gets the same bytes, and one with another list (a catalog
+// changed while the server runs), even a list at the same address after
+// the first was freed, gets its own tools, never the kept ones.
+TEST(EncodedConversationTest, EachToolListIsEncodedAsItIsThoughEncodingsAreKept) {
+  ChatRequest request = Conversation();
+  auto first = wire::EncodeRequest(request, "agent-model");
+  auto again = wire::EncodeRequest(request, "agent-model");
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(*again, *first);
+  EXPECT_NE(first->find("Search the runbooks."), std::string::npos);
+  for (int n = 0; n < 3; ++n) {
+    const std::string description = "Search the runbooks, edition " + std::to_string(n) + ".";
+    request.tools = MakeToolList({{"search_documents", description, kSchema}});
+    auto edited = wire::EncodeRequest(request, "agent-model");
+    ASSERT_TRUE(edited);
+    EXPECT_NE(edited->find(description), std::string::npos) << n;
+    EXPECT_EQ(edited->find("Search the runbooks.\""), std::string::npos) << n;
+  }
+  request.tools = MakeToolList({{"search_documents", "Search the runbooks.", "{\"type\":1"}});
+  EXPECT_FALSE(wire::EncodeRequest(request, "agent-model"));
 }
 
 TEST(EncodedConversationTest, ABadToolSchemaFailsAndLeavesNothingToReuse) {
