@@ -6,11 +6,25 @@
 #include <vector>
 
 namespace diagd::json {
+namespace {
+
+// A parsed tree takes about as many bytes as its text; most documents here
+// are a few hundred bytes to a few KiB.
+constexpr std::size_t kFirstArenaBlock = 1024;
+
+}  // namespace
 
 Result<boost::json::value> Parse(std::string_view text) {
   boost::system::error_code ec;
   boost::json::parse_options options;  // strict defaults: no comments, no trailing commas
   boost::json::stream_parser parser({}, options);
+  // The tree goes into one arena, freed with the last value that uses it,
+  // instead of a malloc per key, string, object and array: a run parses its
+  // model answers, tool arguments and stored fields, about 800 allocations
+  // a run before (docs/performance.md). Parsed trees are read and dropped;
+  // one that is edited a lot keeps what it replaced until it goes.
+  parser.reset(boost::json::make_shared_resource<boost::json::monotonic_resource>(
+      std::max<std::size_t>(kFirstArenaBlock, text.size())));
   std::size_t consumed = parser.write_some(text.data(), text.size(), ec);
   if (!ec && consumed == text.size()) parser.finish(ec);
   if (ec || consumed != text.size()) {

@@ -13,6 +13,27 @@ TEST(Json, ParsesOneDocument) {
   EXPECT_EQ(v->at("a").at(1).as_string(), "订单");
 }
 
+// A parsed tree lives in an arena shared by its values: a part taken out
+// of it (moved, or copied: a copy uses the same arena) outlives the tree it
+// came from, and a long document fills more than the first block.
+TEST(Json, APartTakenOutOfAParsedTreeOutlivesTheTree) {
+  boost::json::value moved;
+  boost::json::value copied;
+  const std::string long_text(3000, 'x');
+  {
+    auto v = Parse(R"({"a": {"b": "a string longer than any small buffer", "c": [1, 2, 3]},
+                       "d": ")" + long_text + R"("})");
+    ASSERT_TRUE(v.has_value());
+    moved = std::move(v->as_object()["a"]);
+    copied = v->at("d");
+  }
+  EXPECT_EQ(moved.at("b").as_string(), "a string longer than any small buffer");
+  EXPECT_EQ(moved.at("c").at(2).as_int64(), 3);
+  EXPECT_EQ(copied.as_string(), long_text);
+  moved.as_object()["e"] = "added after the tree was gone";
+  EXPECT_EQ(Serialize(moved.at("e")), R"("added after the tree was gone")");
+}
+
 TEST(Json, RejectsTrailingContentCommentsAndGarbageWithoutEchoingInput) {
   EXPECT_FALSE(Parse(R"({"a":1} {"b":2})").has_value());
   EXPECT_FALSE(Parse(R"({"a":1,})").has_value());
