@@ -16,13 +16,22 @@ Statement::~Statement() {
   sqlite3_clear_bindings(stmt_);
 }
 
-Statement& Statement::Bind(int index, std::string_view text) {
-  // SQLITE_TRANSIENT: SQLite copies the bytes, so a temporary may be bound.
-  int rc =
-      sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+Statement& Statement::BindText(int index, std::string_view text, bool copy) {
+  // SQLITE_TRANSIENT: SQLite copies the bytes, so a temporary may be bound;
+  // SQLITE_STATIC: it reads them where they are until the statement is reset.
+  int rc = sqlite3_bind_text64(stmt_, index, text.data(), text.size(),
+                               copy ? SQLITE_TRANSIENT : SQLITE_STATIC, SQLITE_UTF8);
   if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
   return *this;
 }
+
+Statement& Statement::Bind(int index, const std::string& text) {
+  return BindText(index, text, false);
+}
+
+Statement& Statement::Bind(int index, std::string&& text) { return BindText(index, text, true); }
+
+Statement& Statement::Bind(int index, std::string_view text) { return BindText(index, text, true); }
 
 Statement& Statement::Bind(int index, std::int64_t value) {
   int rc = sqlite3_bind_int64(stmt_, index, value);
@@ -31,7 +40,11 @@ Statement& Statement::Bind(int index, std::int64_t value) {
 }
 
 Statement& Statement::BindOptional(int index, const std::optional<std::string>& text) {
-  return text.has_value() ? Bind(index, std::string_view(*text)) : BindNull(index);
+  return text.has_value() ? BindText(index, *text, false) : BindNull(index);
+}
+
+Statement& Statement::BindOptional(int index, std::optional<std::string>&& text) {
+  return text.has_value() ? BindText(index, *text, true) : BindNull(index);
 }
 
 Statement& Statement::BindNull(int index) {
