@@ -35,6 +35,19 @@ TEST(RunCodec, TraceFieldsKeepKeyOrderAndValueTypes) {
   }
 }
 
+// A stored event could not say which of two same-named fields it meant.
+TEST(RunCodec, TraceFieldsWithARepeatedKeyAreRefused) {
+  for (const std::vector<TraceField>& fields :
+       {std::vector<TraceField>{{"a", std::int64_t{1}}, {"a", std::int64_t{2}}},
+        std::vector<TraceField>{{"a", true}, {"b", nullptr}, {"c", false}, {"b", true}}}) {
+    auto encoded = EncodeTraceFields(fields);
+    ASSERT_FALSE(encoded);
+    EXPECT_EQ(encoded.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(encoded.error().message.find(fields.back().key), std::string::npos);
+  }
+  EXPECT_TRUE(EncodeTraceFields({{"a", true}, {"ab", true}, {"b", true}}));
+}
+
 TEST(RunCodec, DamagedColumnsAreInternalErrors) {
   for (const char* text : {"", "[1]", R"({"a":1.5})", R"({"a":[1]})",
                            R"({"a":18446744073709551615})", "{\"a\":\"\xff\"}"}) {
