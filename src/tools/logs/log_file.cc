@@ -14,7 +14,7 @@ namespace {
 constexpr std::size_t kScanBlockBytes = 1u << 20;
 // The units of random reading when a query reads records back: its first
 // miss, and the most any miss reads (BlockReader).
-constexpr std::size_t kFirstQueryBlockBytes = 16u << 10;
+constexpr std::size_t kFirstQueryBlockBytes = 4u << 10;
 constexpr std::size_t kQueryBlockBytes = 128u << 10;
 
 }  // namespace
