@@ -38,18 +38,21 @@ ProgressSnapshot ProjectProgress(const std::string& run_id, const ProgressState&
     entry.tool_call_id = call.tool_call_id;
     entry.tool = call.tool;
     std::optional<LimitationCode> limitation;
-    auto record = store.Get(run_id, call.tool_call_id);
-    if (!record) {
+    // Read where the store holds it: only the status and scope are kept.
+    Status read = store.Read(run_id, call.tool_call_id, [&](const tools::CanonicalRecord* stored) {
+      if (stored == nullptr) {
+        limitation = LimitationCode::kRecordMissing;
+      } else if (stored->run_id != run_id ||
+                 tools::ToolCallIdOf(stored->result) != call.tool_call_id) {
+        limitation = LimitationCode::kRecordForeign;
+      } else {
+        entry.scope_summary = stored->scope.summary;
+        entry.evidence_status = tools::EvidenceStatusOf(stored->result);
+      }
+    });
+    if (!read) {
       limitation = LimitationCode::kStoreUnavailable;
-    } else if (!record->has_value()) {
-      limitation = LimitationCode::kRecordMissing;
-    } else if ((*record)->run_id != run_id ||
-               tools::ToolCallIdOf((*record)->result) != call.tool_call_id) {
-      limitation = LimitationCode::kRecordForeign;
-    } else {
-      const tools::CanonicalRecord& stored = **record;
-      entry.scope_summary = stored.scope.summary;
-      entry.evidence_status = tools::EvidenceStatusOf(stored.result);
+    } else if (!limitation) {
       entry.verified_fact = entry.evidence_status == tools::EvidenceStatus::kEvidenceFound;
       if (entry.evidence_status == tools::EvidenceStatus::kError) {
         // A failed call is part of the process, never a fact: a limitation,

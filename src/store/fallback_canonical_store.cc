@@ -24,6 +24,25 @@ Result<std::optional<tools::CanonicalRecord>> FallbackCanonicalStore::Get(
   return shared;
 }
 
+// The local copy when there is one, as Get finds it; else Redis's, copied.
+Status FallbackCanonicalStore::Read(const std::string& run_id, const std::string& tool_call_id,
+                                    const RecordReader& read) {
+  bool found = false;
+  (void)local_->Read(run_id, tool_call_id, [&](const tools::CanonicalRecord* record) {
+    if (record == nullptr) return;
+    found = true;
+    read(record);
+  });
+  if (found) return OkStatus();
+  auto shared = shared_->Get(run_id, tool_call_id);
+  if (!shared) {
+    ++shared_failures_;
+    return shared.error();
+  }
+  read(shared->has_value() ? &**shared : nullptr);
+  return OkStatus();
+}
+
 void FallbackCanonicalStore::ForgetRun(const std::string& run_id) {
   local_->ForgetRun(run_id);
   shared_->ForgetRun(run_id);

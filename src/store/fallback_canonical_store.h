@@ -37,6 +37,8 @@ class FallbackCanonicalStore final : public tools::CanonicalInvocationStore {
   Status Put(tools::CanonicalRecord record) override;
   Result<std::optional<tools::CanonicalRecord>> Get(const std::string& run_id,
                                                     const std::string& tool_call_id) override;
+  Status Read(const std::string& run_id, const std::string& tool_call_id,
+              const RecordReader& read) override;
   void ForgetRun(const std::string& run_id) override;
 
   // Redis writes and reads that failed since start.

@@ -38,15 +38,30 @@ void MemoryCanonicalStore::ForgetRun(const std::string& run_id) {
   }
 }
 
+Status CanonicalInvocationStore::Read(const std::string& run_id, const std::string& tool_call_id,
+                                      const RecordReader& read) {
+  auto record = Get(run_id, tool_call_id);
+  if (!record) return record.error();
+  read(record->has_value() ? &**record : nullptr);
+  return OkStatus();
+}
+
 Result<std::optional<CanonicalRecord>> MemoryCanonicalStore::Get(const std::string& run_id,
                                                                  const std::string& tool_call_id) {
+  std::optional<CanonicalRecord> copy;
+  (void)Read(run_id, tool_call_id, [&](const CanonicalRecord* record) {
+    if (record != nullptr) copy = *record;
+  });
+  return copy;
+}
+
+Status MemoryCanonicalStore::Read(const std::string& run_id, const std::string& tool_call_id,
+                                  const RecordReader& read) {
   MonoTime now = clock_.Monotonic();
   MutexLock lock(mu_);
   auto found = entries_.find({run_id, tool_call_id});
-  if (found == entries_.end() || found->second.expires <= now) {
-    return std::optional<CanonicalRecord>();
-  }
-  return std::optional<CanonicalRecord>(found->second.record);
+  read(found == entries_.end() || found->second.expires <= now ? nullptr : &found->second.record);
+  return OkStatus();
 }
 
 void MemoryCanonicalStore::DropExpired(MonoTime now) {

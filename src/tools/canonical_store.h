@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,14 @@ class CanonicalInvocationStore {
   // only when the store itself failed.
   virtual Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
                                                      const std::string& tool_call_id) = 0;
+  // Shows `read` the record, or nullptr when Get would find none, without
+  // the copy Get makes where the store holds it in memory (at 30 log events
+  // a run's records are 200 KiB, and each run reads them all back for its
+  // progress). `read` must not use the store. An error, and no call, only
+  // when the store itself failed. By default, a Get.
+  using RecordReader = std::function<void(const CanonicalRecord*)>;
+  virtual Status Read(const std::string& run_id, const std::string& tool_call_id,
+                      const RecordReader& read);
   // The run is finished and stored: nothing reads its records any more.
   // A store private to this process frees them now (a server finishing
   // many runs an hour must not hold each for the whole TTL); a shared one
@@ -73,6 +82,9 @@ class MemoryCanonicalStore final : public CanonicalInvocationStore {
   Status Put(CanonicalRecord record) override;
   Result<std::optional<CanonicalRecord>> Get(const std::string& run_id,
                                              const std::string& tool_call_id) override;
+  // `read` runs under the store's lock.
+  Status Read(const std::string& run_id, const std::string& tool_call_id,
+              const RecordReader& read) override;
   void ForgetRun(const std::string& run_id) override;
 
   std::size_t SizeForTest();

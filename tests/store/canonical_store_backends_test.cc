@@ -133,6 +133,32 @@ TEST_P(CanonicalStoreTest, GivesBackWhatWasPutAndNothingForAnotherRun) {
   EXPECT_FALSE(other_call->has_value());
 }
 
+// Read shows what Get gives (on every store: in place in memory, a copy
+// from Redis), and nullptr for a call never stored, another run's or one
+// past its TTL.
+TEST_P(CanonicalStoreTest, ReadShowsTheRecordGetGivesAndNullWhereGetFindsNone) {
+  auto store = Open(ShortTtl());
+  ASSERT_NE(store, nullptr);
+  std::string run = UniqueRun("read");
+  ASSERT_TRUE(store->Put(Record(run, "c1", "as read")));
+  auto query_read = [&](const std::string& of_run, const std::string& call) {
+    std::optional<std::string> query;
+    int calls = 0;
+    Status read = store->Read(of_run, call, [&](const tools::CanonicalRecord* record) {
+      ++calls;
+      if (record != nullptr) query = QueryOf(*record);
+    });
+    EXPECT_TRUE(read) << read.error().ToString();
+    EXPECT_EQ(calls, 1) << "read once, found or not";
+    return query;
+  };
+  EXPECT_EQ(query_read(run, "c1"), "as read");
+  EXPECT_EQ(query_read(run, "c2"), std::nullopt);
+  EXPECT_EQ(query_read(UniqueRun("other"), "c1"), std::nullopt);
+  ASSERT_TRUE(PassTtlUntil(*store, run, "c1"));
+  EXPECT_EQ(query_read(run, "c1"), std::nullopt);
+}
+
 TEST_P(CanonicalStoreTest, APutReplacesTheEarlierRecordOfTheCall) {
   auto store = Open(3600s);
   ASSERT_NE(store, nullptr);
@@ -365,6 +391,15 @@ TEST_F(RedisGoesAwayTest, TheFallbackKeepsARunGoingWhileRedisIsDown) {
   auto unreadable = (*theirs)->Get("run-a", "c2");
   ASSERT_FALSE(unreadable) << "a record only Redis could give is an error while it is down";
   EXPECT_EQ(unreadable.error().code, ErrorCode::kUnavailable);
+  bool shown = false;
+  auto mark_shown = [&](const tools::CanonicalRecord*) { shown = true; };
+  EXPECT_TRUE((*mine)->Read("run-a", "c2", mark_shown)) << "read from memory, Redis down";
+  EXPECT_TRUE(shown);
+  shown = false;
+  Status unread = (*theirs)->Read("run-a", "c2", mark_shown);
+  ASSERT_FALSE(unread) << "so is Read, and it shows nothing";
+  EXPECT_EQ(unread.error().code, ErrorCode::kUnavailable);
+  EXPECT_FALSE(shown);
   (*mine)->ForgetRun("run-a");
   auto forgotten = (*mine)->local().Get("run-a", "c1");
   ASSERT_TRUE(forgotten);
