@@ -34,13 +34,9 @@ Status FallbackCanonicalStore::Read(const std::string& run_id, const std::string
     read(record);
   });
   if (found) return OkStatus();
-  auto shared = shared_->Get(run_id, tool_call_id);
-  if (!shared) {
-    ++shared_failures_;
-    return shared.error();
-  }
-  read(shared->has_value() ? &**shared : nullptr);
-  return OkStatus();
+  Status shared = shared_->Read(run_id, tool_call_id, read);
+  if (!shared) ++shared_failures_;
+  return shared;
 }
 
 void FallbackCanonicalStore::ForgetRun(const std::string& run_id) {
