@@ -20,11 +20,19 @@
 // what a run costs while it waits on its model.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
-//               [--hold-ms H] [--keep-alive 0|1] [--diagd PATH]
+//               [--hold-ms H] [--keep-alive 0|1] [--warm-loads K] [--diagd PATH]
 //               [--instances I] [--store sqlite|postgres] [--redis 0|1]
 //
 // `--keep-alive 1`: the scripted model server keeps its connections alive, as
 // a provider does, instead of closing each after one answer.
+//
+// `--warm-loads K`: before the measured load, K loads of N chats the same
+// (not measured), so the measured one runs on a server that has been at
+// that peak before: its heap and fiber stacks already mapped, as on an
+// instance that has served for a while. The default (0) measures a fresh
+// server, whose every page of the peak is faulted in during the load. With
+// K > 0 the baseline RSS holds what the earlier loads left mapped, so the
+// per-concurrent-run memory is only what the load added beyond it.
 //
 // `--store postgres`: the driver starts a private PostgreSQL (a database of
 // its own as `storage.runs`) and a private Redis (`storage.canonical`: the
@@ -85,6 +93,7 @@ struct Options {
   int latency_ms = 200;
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
+  int warm_loads = 0;   // loads of `runs` chats before the measured one
   bool keep_alive = false;  // the scripted model server keeps connections alive
   int instances = 1;
   bool postgres = false;  // --store postgres: PostgreSQL run store, Redis canonical store
@@ -361,6 +370,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
     if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
+    if (flag == "--warm-loads") options.warm_loads = std::max(0, std::atoi(argv[i + 1]));
     if (flag == "--keep-alive") options.keep_alive = std::atoi(argv[i + 1]) != 0;
     if (flag == "--instances") options.instances = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--store") options.postgres = std::string(argv[i + 1]) == "postgres";
@@ -491,9 +501,10 @@ void Report(const Options& options, const std::vector<Instance>& instances,
               Percentile(latency_ms, 0.99));
   std::printf("added by diagd  p50 %.1f ms  p99 %.1f ms  (per run, not waiting on model or tools)\n",
               Percentile(added_ms, 0.5), Percentile(added_ms, 0.99));
-  std::printf("server memory   baseline %.1f MiB, peak %.1f MiB: %.1f KiB per concurrent run\n",
+  std::printf("server memory   baseline %.1f MiB, peak %.1f MiB: %.1f KiB per concurrent run%s\n",
               baseline_kb / 1024.0, peak_kb / 1024.0,
-              static_cast<double>(peak_kb - baseline_kb) / runs);
+              static_cast<double>(peak_kb - baseline_kb) / runs,
+              options.warm_loads > 0 ? " (beyond what the warm loads left mapped)" : "");
   if (waiting_kb > 0) {
     std::printf("waiting runs    RSS %.1f MiB with all %d waiting on their first model call: %.1f KiB per waiting run\n",
                 waiting_kb / 1024.0, options.runs,
@@ -572,6 +583,7 @@ int main(int argc, char** argv) {
   // Warm-up, a run on each instance: indexes built, code paged in, a first
   // run in every cache, the store's connections open.
   SendChats(ports, options.instances);
+  for (int load = 0; load < options.warm_loads; ++load) SendChats(ports, options.runs);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   for (Instance& instance : instances) {
     instance.baseline_kb = ProcStatus(instance.pid, "VmRSS:");
