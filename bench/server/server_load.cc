@@ -20,7 +20,8 @@
 // what a run costs while it waits on its model.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
-//               [--hold-ms H] [--keep-alive 0|1] [--warm-loads K] [--diagd PATH]
+//               [--hold-ms H] [--keep-alive 0|1] [--warm-loads K] [--idle-ms I]
+//               [--diagd PATH]
 //               [--instances I] [--store sqlite|postgres] [--redis 0|1]
 //
 // `--keep-alive 1`: the scripted model server keeps its connections alive, as
@@ -33,6 +34,9 @@
 // server, whose every page of the peak is faulted in during the load. With
 // K > 0 the baseline RSS holds what the earlier loads left mapped, so the
 // per-concurrent-run memory is only what the load added beyond it.
+//
+// `--idle-ms I`: after the load, the server's RSS once it has been idle
+// I ms: what of the peak it gives back to the system on its own.
 //
 // `--store postgres`: the driver starts a private PostgreSQL (a database of
 // its own as `storage.runs`) and a private Redis (`storage.canonical`: the
@@ -94,6 +98,7 @@ struct Options {
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
   int warm_loads = 0;   // loads of `runs` chats before the measured one
+  int idle_ms = 0;      // > 0: report RSS after this long idle, after the load
   bool keep_alive = false;  // the scripted model server keeps connections alive
   int instances = 1;
   bool postgres = false;  // --store postgres: PostgreSQL run store, Redis canonical store
@@ -370,6 +375,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
     if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
     if (flag == "--diagd") options.diagd = argv[i + 1];
+    if (flag == "--idle-ms") options.idle_ms = std::max(0, std::atoi(argv[i + 1]));
     if (flag == "--warm-loads") options.warm_loads = std::max(0, std::atoi(argv[i + 1]));
     if (flag == "--keep-alive") options.keep_alive = std::atoi(argv[i + 1]) != 0;
     if (flag == "--instances") options.instances = std::max(1, std::atoi(argv[i + 1]));
@@ -632,6 +638,14 @@ int main(int argc, char** argv) {
   if (options.postgres) measured.stored_rows = StoredRows(backends, options.runs);
 
   Report(options, instances, outcomes, measured, largest_request.load());
+  if (options.idle_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.idle_ms));
+    for (const Instance& instance : instances) {
+      std::printf("idle memory     %s: RSS %.1f MiB after %d ms idle (peak %.1f, baseline %.1f)\n",
+                  instance.id.c_str(), ProcStatus(instance.pid, "VmRSS:") / 1024.0,
+                  options.idle_ms, instance.peak_kb / 1024.0, instance.baseline_kb / 1024.0);
+    }
+  }
   bool all_ok = std::all_of(outcomes.begin(), outcomes.end(),
                             [](const Outcome& outcome) { return outcome.failure.empty(); });
   stop_instances();

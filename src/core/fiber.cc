@@ -324,6 +324,12 @@ struct FiberPool::State {
   std::deque<PooledStack> pooled_stacks;
   std::size_t dirty_pooled_stacks = 0;
   SteadyClock::time_point next_give_back{};
+  // FiberPool::OnIdle: due at idle_since + idle_after while idle_pending
+  // (set when the last live fiber ends, cleared by the call or a new fiber).
+  std::function<void()> went_idle;
+  SteadyClock::duration idle_after{};
+  SteadyClock::time_point idle_since{};
+  bool idle_pending = false;
 
   int max_blocking_threads = 0;
   std::condition_variable blocking_cv;
@@ -486,6 +492,13 @@ struct FiberPool::State {
         GiveBackIdle(lock, now);
         continue;
       }
+      if (idle_pending && live == 0 && !stopping && now >= idle_since + idle_after) {
+        idle_pending = false;
+        lock.unlock();
+        went_idle();
+        lock.lock();
+        continue;
+      }
       if (!ready.empty()) {
         Fiber* fiber = ready.front();
         ready.pop_front();
@@ -499,6 +512,9 @@ struct FiberPool::State {
       if (!timers.empty()) deadline = timers.begin()->first;
       if (HasIdlePages() && (!deadline || next_give_back < *deadline)) {
         deadline = next_give_back;
+      }
+      if (idle_pending && (!deadline || idle_since + idle_after < *deadline)) {
+        deadline = idle_since + idle_after;
       }
       if (deadline) {
         cv.wait_until(lock, *deadline);
@@ -564,8 +580,13 @@ struct FiberPool::State {
     bool last = false;
     {
       std::lock_guard lock(mu);
-      PoolStack(mapping, SteadyClock::now());
+      auto now = SteadyClock::now();
+      PoolStack(mapping, now);
       last = --live == 0;
+      if (last && went_idle) {
+        idle_since = now;
+        idle_pending = true;
+      }
     }
     if (last) cv.notify_all();
   }
@@ -657,10 +678,17 @@ bool FiberPool::Spawn(std::function<void()> body) {
   {
     std::lock_guard lock(state_->mu);
     ++state_->live;
+    state_->idle_pending = false;
     state_->ready.push_back(fiber);
   }
   state_->cv.notify_one();
   return true;
+}
+
+void FiberPool::OnIdle(std::chrono::nanoseconds after, std::function<void()> went_idle) {
+  std::lock_guard lock(state_->mu);
+  state_->idle_after = std::chrono::duration_cast<SteadyClock::duration>(after);
+  state_->went_idle = std::move(went_idle);
 }
 
 int FiberPool::live_fibers() const {

@@ -71,6 +71,12 @@ class FiberPool {
 
   int live_fibers() const;
 
+  // Runs `went_idle` once each time the pool has been idle (no fiber alive)
+  // for `after`: on a worker, without the pool's lock held; a fiber spawned
+  // meanwhile starts the wait again, so under steady load it never runs.
+  // Set it before the first Spawn.
+  void OnIdle(std::chrono::nanoseconds after, std::function<void()> went_idle);
+
  private:
   struct State;
   friend struct Fiber;

@@ -1,5 +1,7 @@
 #include "server/run_executor.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <memory>
 #include <thread>
@@ -14,7 +16,15 @@ int RunExecutor::WorkerCount() {
 RunExecutor::RunExecutor(int max_running, int max_queued)
     : max_running_(max_running),
       max_queued_(max_queued),
-      fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {}
+      fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {
+  // Once no run has been left for kTrimHeapAfterIdle, the heap's free pages
+  // go back to the system: glibc returns only the top of each arena by
+  // itself, so after a burst of 1,000 runs the server kept 100 MiB it no
+  // longer used (docs/performance.md, seventh sitting). The next burst
+  // faults them in again, as on a fresh server, so bursts closer together
+  // than that keep their memory; under steady load this never runs.
+  fibers_.OnIdle(kTrimHeapAfterIdle, [] { malloc_trim(0); });
+}
 
 RunExecutor::Admission RunExecutor::Submit(Job job) {
   MutexLock lock(mu_);

@@ -8,6 +8,7 @@
 // Thread safety: all members may be called from any thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -36,6 +37,8 @@ class RunExecutor {
   // Threads for SQL statements (core::RunBlocking): a slow datasource holds
   // one of these, not a worker; past them statements wait their turn, parked.
   static constexpr int kBlockingThreads = 32;
+  // How long without a run before the heap's free pages go back.
+  static constexpr std::chrono::seconds kTrimHeapAfterIdle{10};
 
   RunExecutor(int max_running, int max_queued);
   // Waits for the running runs to end: Close() first, or leave the process

@@ -178,6 +178,31 @@ TEST(FiberPool, AFinishedFibersStackIsGivenBackOnceIdleAndServesTheNextFiber) {
   EXPECT_EQ(deep_again.load(), deep.load());
 }
 
+TEST(FiberPool, OnIdleRunsOnceEachTimeThePoolHasBeenIdleThatLong) {
+  using std::chrono::milliseconds;
+  std::atomic<int> idle_calls{0};
+  std::atomic<int> finished{0};
+  WakeBox box;
+  FiberPool pool(1, kStack);
+  pool.OnIdle(milliseconds(100), [&] { ++idle_calls; });
+  pool.Spawn([&] {
+    Park([&](Wake wake) { box.Add(std::move(wake)); });
+    ++finished;
+  });
+  ASSERT_TRUE(Eventually([&] { return box.size() == 1; }));
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_EQ(idle_calls.load(), 0) << "a parked fiber is alive: the pool is not idle";
+
+  box.WakeAll();
+  ASSERT_TRUE(Eventually([&] { return idle_calls.load() == 1; })) << "once the last fiber ended";
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_EQ(idle_calls.load(), 1) << "once per idle spell";
+
+  pool.Spawn([&] { ++finished; });
+  ASSERT_TRUE(Eventually([&] { return finished.load() == 2; }));
+  EXPECT_TRUE(Eventually([&] { return idle_calls.load() == 2; })) << "and again after the next";
+}
+
 TEST(FiberPool, SleepingFibersWakeInDeadlineOrderWithoutHoldingTheWorker) {
   std::mutex mu;
   std::vector<int> order;
