@@ -492,7 +492,7 @@ struct FiberPool::State {
         GiveBackIdle(lock, now);
         continue;
       }
-      if (idle_pending && live == 0 && !stopping && now >= idle_since + idle_after) {
+      if (idle_pending && !stopping && now >= idle_since + idle_after) {
         idle_pending = false;
         lock.unlock();
         went_idle();

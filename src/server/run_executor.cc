@@ -19,8 +19,9 @@ RunExecutor::RunExecutor(int max_running, int max_queued)
       fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {
   // Once no run has been left for kTrimHeapAfterIdle, the heap's free pages
   // go back to the system: glibc returns only the top of each arena by
-  // itself, so after a burst of 1,000 runs the server kept 100 MiB it no
-  // longer used (docs/performance.md, seventh sitting). The next burst
+  // itself, so after a burst of 1,000 runs an idle server kept 118 MiB of
+  // RSS (728 MiB after 30-event runs; docs/performance.md, seventh
+  // sitting) where it now keeps 40. The next burst
   // faults them in again, as on a fresh server, so bursts closer together
   // than that keep their memory; under steady load this never runs.
   fibers_.OnIdle(kTrimHeapAfterIdle, [] { malloc_trim(0); });
