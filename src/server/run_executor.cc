@@ -1,11 +1,11 @@
 #include "server/run_executor.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <memory>
 #include <thread>
 #include <utility>
+
+#include "core/heap.h"
 
 namespace diagd::server {
 
@@ -18,13 +18,14 @@ RunExecutor::RunExecutor(int max_running, int max_queued)
       max_queued_(max_queued),
       fibers_(WorkerCount(), kRunStackBytes, kBlockingThreads) {
   // Once no run has been left for kTrimHeapAfterIdle, the heap's free pages
-  // go back to the system: glibc returns only the top of each arena by
-  // itself, so after a burst of 1,000 runs an idle server kept 118 MiB of
-  // RSS (728 MiB after 30-event runs; docs/performance.md, seventh
-  // sitting) where it now keeps 40. The next burst
-  // faults them in again, as on a fresh server, so bursts closer together
-  // than that keep their memory; under steady load this never runs.
-  fibers_.OnIdle(kTrimHeapAfterIdle, [] { malloc_trim(0); });
+  // go back to the system at once. On glibc's malloc an idle server kept
+  // its peak for good (118 MiB of RSS after a burst of 1,000 runs, 728 MiB
+  // after 30-event runs, where it now keeps 40; docs/performance.md,
+  // seventh sitting); jemalloc gives pages back by itself, but over its
+  // decay time. The next burst faults them in again, as on a fresh server,
+  // so bursts closer together than that keep their memory; under steady
+  // load this never runs.
+  fibers_.OnIdle(kTrimHeapAfterIdle, [] { core::ReturnFreeHeap(); });
 }
 
 RunExecutor::Admission RunExecutor::Submit(Job job) {

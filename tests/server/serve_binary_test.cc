@@ -555,6 +555,37 @@ TEST_F(ServeBinary, RunsWaitingOnTheModelHoldNoThreadEach) {
   }
 }
 
+std::string FileText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Every thread's name, one a line.
+std::string ThreadNames(pid_t pid) {
+  std::string names;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    names += FileText(task.path() / "comm");
+  }
+  return names;
+}
+
+TEST_F(ServeBinary, RunsOnTheAllocatorItWasBuiltWith) {
+  // DIAGD_JEMALLOC: jemalloc serves the process, with the settings built
+  // into the binary (src/cli/allocator.cc): its one background thread is
+  // there from the start. Else glibc's malloc, and no jemalloc at all.
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(0)));
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/5));
+  std::string maps = FileText("/proc/" + std::to_string(pid_) + "/maps");
+  std::string threads = ThreadNames(pid_);
+#ifdef DIAGD_JEMALLOC
+  EXPECT_NE(maps.find("/libjemalloc.so"), std::string::npos) << maps;
+  EXPECT_NE(threads.find("jemalloc_bg_thd"), std::string::npos) << threads;
+#else
+  EXPECT_EQ(maps.find("/libjemalloc.so"), std::string::npos) << maps;
+#endif
+}
+
 TEST_F(ServeBinary, ASecondSignalCutsTheGracePeriod) {
   ScriptedModelServer model(ScriptedDiagnosis(1, seconds(20)));
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
