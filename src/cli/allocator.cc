@@ -1,16 +1,21 @@
 // jemalloc's settings for the `diagd` binary (built in when DIAGD_JEMALLOC
 // links it; MALLOC_CONF in the environment still overrides each one).
+// Measured in docs/performance.md, eighth sitting.
 //
 // - thp:always: the heap in transparent huge pages where the system allows
 //   them (its THP mode `madvise` or `always`). Most of a fresh server's
-//   kernel time under a burst was faulting in the heap 4 KiB at a time; a
-//   2 MiB page is one fault (docs/performance.md, eighth sitting).
-// - background_thread:true, max_background_threads:1: freed pages go back
-//   to the system on one thread of jemalloc's, over its decay time (ten
-//   seconds), instead of only when some allocation happens to purge; an
-//   idle server also hands back everything free at once (core::ReturnFreeHeap).
+//   kernel time under a burst of runs was faulting its heap in 4 KiB at a
+//   time; a 2 MiB page is one fault. The price is coarser memory: a huge
+//   page with one live object in it stays resident.
+// - percpu_arena:percpu: an arena per CPU, so a worker allocates from the
+//   one of the CPU it runs on; fewer arenas than jemalloc's default of four
+//   per CPU, each with its own partly used huge pages.
+// - dirty_decay_ms:-1, muzzy_decay_ms:-1: freed pages stay for the next run
+//   instead of going back over ten seconds and faulting in again during a
+//   burst; an idle server gives them all back at once
+//   (RunExecutor::kTrimHeapAfterIdle, core::ReturnFreeHeap), as it does on
+//   glibc's malloc.
 extern "C" {
-// The name jemalloc reads; it must have external linkage.
-// NOLINTNEXTLINE(readability-identifier-naming)
-const char* malloc_conf = "thp:always,background_thread:true,max_background_threads:1";
+// The name jemalloc reads at its start; it must have external linkage.
+const char* malloc_conf = "thp:always,percpu_arena:percpu,dirty_decay_ms:-1,muzzy_decay_ms:-1";
 }

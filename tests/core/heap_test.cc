@@ -1,6 +1,6 @@
 // core::ReturnFreeHeap on the allocator the test binary runs on: glibc's
-// malloc in core_tests, jemalloc in heap_jemalloc_tests (built when the
-// `diagd` binary is linked with it: DIAGD_JEMALLOC).
+// malloc in core_tests, jemalloc with the `diagd` binary's settings in
+// heap_jemalloc_tests (built when the binary is linked with it: DIAGD_JEMALLOC).
 #include "core/heap.h"
 
 #include <gtest/gtest.h>
@@ -23,9 +23,9 @@ TEST(Heap, FreedPagesGoBackToTheSystemAtOnce) {
 #endif
   // 64 MiB in 64 KiB blocks, every page touched, then all freed but a block
   // allocated after them: what a burst of runs leaves behind. Neither
-  // allocator hands that back by itself at once (glibc returns only the
-  // top of an arena, which the last block holds; jemalloc only over its
-  // decay time).
+  // allocator hands that back by itself (glibc returns only the top of an
+  // arena, which the last block holds; jemalloc as the binary sets it up
+  // keeps freed pages for the next burst).
   constexpr std::size_t kBlock = 64 << 10;
   constexpr int kBlocks = 1024;
   constexpr long kBurstKiB = kBlocks * (kBlock >> 10);
@@ -43,7 +43,6 @@ TEST(Heap, FreedPagesGoBackToTheSystemAtOnce) {
   ASSERT_GE(peak - before, kBurstKiB * 3 / 4);
   for (char* block : blocks) std::free(block);
   long freed = ResidentKiB();
-  // jemalloc hands some back on free already (a quarter, here).
   ASSERT_GE(freed - before, kBurstKiB / 2)
       << "the allocator gave the freed pages back by itself: this test no longer shows the call's "
          "work (RSS before " << before << " KiB, peak " << peak << ", after free " << freed << ")";
