@@ -575,6 +575,7 @@ TEST(ServeBinaryAllocator, RunsOnTheAllocatorItWasBuiltWith) {
   EXPECT_NE(printed.find(R"(opt.thp: "always")"), std::string::npos) << printed;
   EXPECT_NE(printed.find(R"(opt.percpu_arena: "percpu")"), std::string::npos) << printed;
   EXPECT_NE(printed.find("opt.dirty_decay_ms: -1"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("opt.lg_extent_max_active_fit: 30"), std::string::npos) << printed;
 #else
   EXPECT_EQ(printed.find("jemalloc"), std::string::npos) << printed;
 #endif
