@@ -21,10 +21,10 @@ RunExecutor::RunExecutor(int max_running, int max_queued)
   // go back to the system at once. On glibc's malloc an idle server kept
   // its peak for good (118 MiB of RSS after a burst of 1,000 runs, 728 MiB
   // after 30-event runs, where it now keeps 40; docs/performance.md,
-  // seventh sitting); jemalloc gives pages back by itself, but over its
-  // decay time. The next burst faults them in again, as on a fresh server,
-  // so bursts closer together than that keep their memory; under steady
-  // load this never runs.
+  // seventh sitting); the binary's jemalloc keeps them on purpose, for the
+  // next run (src/cli/allocator.cc). The next burst faults them in again,
+  // as on a fresh server, so bursts closer together than that keep their
+  // memory; under steady load this never runs.
   fibers_.OnIdle(kTrimHeapAfterIdle, [] { core::ReturnFreeHeap(); });
 }
 
