@@ -33,7 +33,8 @@
 // instance that has served for a while. The default (0) measures a fresh
 // server, whose every page of the peak is faulted in during the load. With
 // K > 0 the baseline RSS holds what the earlier loads left mapped, so the
-// per-concurrent-run memory is only what the load added beyond it.
+// per-concurrent-run memory is only what the load added beyond it. A warm
+// run that is not released fails the driver (exit 1), as a measured one does.
 //
 // `--idle-ms I`: after the load, the server's RSS once it has been idle
 // I ms: what of the peak it gives back to the system on its own.
@@ -296,6 +297,11 @@ std::vector<Outcome> SendChats(const std::vector<int>& ports, int n) {
   }
   io.run();
   return outcomes;
+}
+
+int Failures(const std::vector<Outcome>& outcomes) {
+  return static_cast<int>(std::count_if(outcomes.begin(), outcomes.end(),
+                                        [](const Outcome& outcome) { return !outcome.failure.empty(); }));
 }
 
 // GET a run record (for its trace) over a plain blocking socket.
@@ -588,8 +594,15 @@ int main(int argc, char** argv) {
 
   // Warm-up, a run on each instance: indexes built, code paged in, a first
   // run in every cache, the store's connections open.
-  SendChats(ports, options.instances);
-  for (int load = 0; load < options.warm_loads; ++load) SendChats(ports, options.runs);
+  // Their failures count too: a server that failed while warming would be
+  // measured in another state than the one reported.
+  int warm_failures = Failures(SendChats(ports, options.instances));
+  for (int load = 0; load < options.warm_loads; ++load) {
+    warm_failures += Failures(SendChats(ports, options.runs));
+  }
+  if (warm_failures > 0) {
+    std::printf("warm-up         %d runs did not come back released\n", warm_failures);
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   for (Instance& instance : instances) {
     instance.baseline_kb = ProcStatus(instance.pid, "VmRSS:");
@@ -646,8 +659,7 @@ int main(int argc, char** argv) {
                   options.idle_ms, instance.peak_kb / 1024.0, instance.baseline_kb / 1024.0);
     }
   }
-  bool all_ok = std::all_of(outcomes.begin(), outcomes.end(),
-                            [](const Outcome& outcome) { return outcome.failure.empty(); });
+  bool all_ok = warm_failures == 0 && Failures(outcomes) == 0;
   stop_instances();
   for (const Instance& instance : instances) {
     int status = 0;
