@@ -300,8 +300,8 @@ std::vector<Outcome> SendChats(const std::vector<int>& ports, int n) {
 }
 
 int Failures(const std::vector<Outcome>& outcomes) {
-  return static_cast<int>(std::count_if(outcomes.begin(), outcomes.end(),
-                                        [](const Outcome& outcome) { return !outcome.failure.empty(); }));
+  auto failed = [](const Outcome& outcome) { return !outcome.failure.empty(); };
+  return static_cast<int>(std::count_if(outcomes.begin(), outcomes.end(), failed));
 }
 
 // GET a run record (for its trace) over a plain blocking socket.
