@@ -18,13 +18,10 @@ bool NeedsEscape(std::uint64_t word) {
   return (below_space | has_zero(word ^ (kOnes * '"')) | has_zero(word ^ (kOnes * '\\'))) != 0;
 }
 
-}  // namespace
-
-void AppendEscaped(std::string_view s, std::string& out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  std::size_t run = 0;  // start of the current unescaped run
-  for (std::size_t i = 0; i < s.size(); ++i) {
+// The index of the first byte at or after `i` that needs escaping, or
+// s.size().
+std::size_t NextEscape(std::string_view s, std::size_t i) {
+  for (; i < s.size(); ++i) {
     while (i + 8 <= s.size()) {
       std::uint64_t word;
       std::memcpy(&word, s.data() + i, sizeof word);
@@ -33,39 +30,74 @@ void AppendEscaped(std::string_view s, std::string& out) {
     }
     if (i >= s.size()) break;
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (c < 0x20 || c == '"' || c == '\\') return i;
+  }
+  return s.size();
+}
+
+// Writes the escape of `c`, a byte that needs one, to `out` (room for 6
+// bytes); returns its length.
+std::size_t EscapeOf(unsigned char c, char* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char short_form = 0;
+  switch (c) {
+    case '"':
+      short_form = '"';
+      break;
+    case '\\':
+      short_form = '\\';
+      break;
+    case '\n':
+      short_form = 'n';
+      break;
+    case '\r':
+      short_form = 'r';
+      break;
+    case '\t':
+      short_form = 't';
+      break;
+    case '\b':
+      short_form = 'b';
+      break;
+    case '\f':
+      short_form = 'f';
+      break;
+    default:
+      break;
+  }
+  out[0] = '\\';
+  if (short_form != 0) {
+    out[1] = short_form;
+    return 2;
+  }
+  std::memcpy(out + 1, "u00", 3);
+  out[4] = kHex[c >> 4];
+  out[5] = kHex[c & 0xF];
+  return 6;
+}
+
+}  // namespace
+
+void AppendEscaped(std::string_view s, std::string& out) {
+  out.push_back('"');
+  std::size_t run = 0;  // start of the current unescaped run
+  for (std::size_t i = NextEscape(s, 0); i < s.size(); i = NextEscape(s, i + 1)) {
     out.append(s.data() + run, i - run);
+    char escape[6];
+    out.append(escape, EscapeOf(static_cast<unsigned char>(s[i]), escape));
     run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
-    }
   }
   out.append(s.data() + run, s.size() - run);
   out.push_back('"');
+}
+
+std::size_t EscapedSize(std::string_view s) {
+  std::size_t size = s.size() + 2;
+  for (std::size_t i = NextEscape(s, 0); i < s.size(); i = NextEscape(s, i + 1)) {
+    char escape[6];
+    size += EscapeOf(static_cast<unsigned char>(s[i]), escape) - 1;
+  }
+  return size;
 }
 
 // Doubles in their shortest round-trip form rather than Boost's "5E-1":

@@ -39,6 +39,8 @@ class JsonWriter {
   JsonWriter& Raw(std::string_view json);
 
   const std::string& str() const { return out_; }
+  // How many containers are open.
+  std::size_t depth() const { return needs_comma_.size(); }
   std::string Take() { return std::move(out_); }
 
  private:
@@ -53,6 +55,8 @@ class JsonWriter {
 // Appends `s` as a JSON string literal (quotes, backslashes and control
 // characters escaped; other bytes as is).
 void AppendEscaped(std::string_view s, std::string& out);
+// How many bytes AppendEscaped(s, ...) appends.
+std::size_t EscapedSize(std::string_view s);
 // Appends `d` in its shortest round-trip form ("0.5", "42"); null when not
 // finite.
 void AppendDouble(double d, std::string& out);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/json_writer.h"
+
 #include <random>
 
 namespace diagd::json {
@@ -96,7 +98,24 @@ TEST(Json, EscapingRoundTripsRandomTextAtEveryPosition) {
     auto back = Parse(Serialize(v));
     ASSERT_TRUE(back.has_value()) << Serialize(v);
     ASSERT_EQ(back->as_string(), s);
+    std::string escaped;
+    AppendEscaped(s, escaped);
+    ASSERT_EQ(EscapedSize(s), escaped.size()) << escaped;
   }
+}
+
+// Every byte on its own and after a clean run of 8: the size told ahead is
+// what is written (an encoded tool result is sized by it, exactly).
+TEST(Json, EscapedSizeIsWhatEscapingAppendsForEveryByte) {
+  for (int c = 0; c < 256; ++c) {
+    for (const std::string& s : {std::string(1, static_cast<char>(c)),
+                                 "abcdefgh" + std::string(1, static_cast<char>(c)) + "ij"}) {
+      std::string escaped = "prefix";
+      AppendEscaped(s, escaped);
+      ASSERT_EQ(EscapedSize(s), escaped.size() - 6) << "byte " << c;
+    }
+  }
+  EXPECT_EQ(EscapedSize(""), 2u);
 }
 
 }  // namespace
