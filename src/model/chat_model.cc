@@ -1,5 +1,9 @@
 #include "model/chat_model.h"
 
+#include "core/json.h"
+#include "core/json_writer.h"
+#include "core/text.h"
+
 namespace diagd::model {
 
 const char* ComponentName(Component component) {
@@ -43,16 +47,38 @@ std::span<const FunctionTool> OfferedTools(const ChatRequest& request) {
   return *request.tools;
 }
 
+SharedBytes EncodeContent(std::string_view text) {
+  std::string sanitized;
+  if (!text::IsValidUtf8(text)) text = sanitized = text::SanitizeUtf8(text);
+  auto encoded = std::make_shared<std::string>();
+  encoded->reserve(json::EscapedSize(text));
+  json::AppendEscaped(text, *encoded);
+  return encoded;
+}
+
+std::string ContentOf(const Message& message) {
+  if (!message.encoded_content) return message.content;
+  // Written by EncodeContent, so always a JSON string.
+  auto parsed = json::Parse(*message.encoded_content);
+  if (!parsed.has_value() || !parsed->is_string()) return {};
+  return std::string(parsed->get_string());
+}
+
+std::string_view EncodedConversation::BytesOf(const Part& part) {
+  if (const auto* shared = std::get_if<SharedBytes>(&part)) return **shared;
+  return std::get<std::string>(part);
+}
+
 std::size_t EncodedConversation::BodySize() const {
   std::size_t size = 0;
-  for (const std::string& part : parts) size += part.size();
+  for (const Part& part : parts) size += BytesOf(part).size();
   return size;
 }
 
 std::string EncodedConversation::Body() const {
   std::string body;
   body.reserve(BodySize());
-  for (const std::string& part : parts) body += part;
+  for (const Part& part : parts) body += BytesOf(part);
   return body;
 }
 

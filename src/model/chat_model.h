@@ -15,6 +15,8 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "config/config.h"
@@ -45,17 +47,34 @@ enum class ReasoningSource {
   kThinkBlock,        // a <think>...</think> block at the start of `content`
 };
 
+// Bytes shared, not copied, between a message and the request bodies that
+// carry it.
+using SharedBytes = std::shared_ptr<const std::string>;
+
 struct Message {
   Role role = Role::kUser;
   std::string content;               // may be empty for an assistant with tool calls
   std::vector<ToolCall> tool_calls;  // assistant only
   std::string tool_call_id;          // tool only
+  // In place of `content`, which is then empty: the content already encoded
+  // as a JSON string (EncodeContent), which a request body carries as it is.
+  // The diagnosis loop keeps its tool results so: each is held once, and the
+  // body kept between calls (EncodedConversation) shares it, where plain
+  // text would be held once as text and once encoded (at 30 log events the
+  // tool results are most of a run's memory). ContentOf reads either.
+  SharedBytes encoded_content;
   // Assistant only: the turn's reasoning, never part of `content`. It exists
   // only to be replayed within the diagnosis tool loop (model.replay_reasoning);
   // nothing stores, traces, shows or forwards it.
   std::string reasoning;
   ReasoningSource reasoning_source = ReasoningSource::kNone;
 };
+
+// `text` as a JSON string, quotes included, exactly sized: escaped as the
+// request wire writes text, bytes that are not UTF-8 replaced by U+FFFD.
+SharedBytes EncodeContent(std::string_view text);
+// The message's content as text: `content`, or `encoded_content` decoded.
+std::string ContentOf(const Message& message);
 
 // A function the model may call; `parameters_schema` is JSON Schema text.
 struct FunctionTool {
@@ -83,17 +102,24 @@ struct Usage {
 // whole history every turn (at 30-event tool results the history is most
 // of the body); nothing already encoded is copied again.
 struct EncodedConversation {
+  // Bytes the encoding wrote, or a message's encoded content, shared with
+  // the message (Message::encoded_content).
+  using Part = std::variant<std::string, SharedBytes>;
+  static std::string_view BytesOf(const Part& part);
+
   // The body is these joined: everything but the messages (up to the
   // opening of the messages array, which comes last), then the messages
-  // each call added; the last part ends with the closing "]}". A client
-  // may join parts (the OpenAI client keeps a short body in one).
-  std::vector<std::string> parts;
+  // each call added, each encoded content a part of its own; the last part
+  // is written, not shared, and ends with the closing "]}". A client may
+  // join parts (the OpenAI client keeps a short body in one).
+  std::vector<Part> parts;
   std::uint64_t head = 0;             // what the body holds besides the messages
   std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
 
   std::size_t BodySize() const;
   std::string Body() const;
-  // The body in one part (a short one, which curl sends with the headers).
+  // The body in one written part (a short one, which curl sends with the
+  // headers).
   void Join();
 };
 

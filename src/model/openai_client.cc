@@ -177,7 +177,10 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
   if (conversation.parts.size() > 1 && conversation.BodySize() < http::kOneSendBodyBytes) {
     conversation.Join();
   }
-  http_request.body_parts.assign(conversation.parts.begin(), conversation.parts.end());
+  http_request.body_parts.reserve(conversation.parts.size());
+  for (const EncodedConversation::Part& part : conversation.parts) {
+    http_request.body_parts.push_back(EncodedConversation::BytesOf(part));
+  }
   http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;
   const milliseconds endpoint_timeout =

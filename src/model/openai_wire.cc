@@ -64,14 +64,65 @@ bool ReplaysReasoning(const ChatRequest& request, config::ReplayReasoning replay
   return false;
 }
 
-void WriteMessage(json::JsonWriter& w, const Message& message, bool with_reasoning) {
+// A part's slack goes back: the parts live as long as the run.
+std::string Fit(std::string part) {
+  if (part.capacity() - part.size() > part.size() / 16) part.shrink_to_fit();
+  return part;
+}
+
+// The messages a call adds, after the parts kept: streamed into written
+// parts, but for encoded contents (Message::encoded_content), each of which
+// goes in as a part of its own, shared with its message rather than copied.
+class MessagesWriter {
+ public:
+  // `after_messages`: the kept parts already hold messages.
+  MessagesWriter(std::vector<EncodedConversation::Part>& parts, std::size_t reserve,
+                 bool after_messages)
+      : parts_(parts), w_(Reserved(reserve), 1, after_messages) {}
+
+  json::JsonWriter& w() { return w_; }
+
+  // The message's content, as the value of the key just written.
+  void Content(const Message& message) {
+    if (!message.encoded_content) {
+      WriteText(w_, message.content);
+      return;
+    }
+    // The writer goes on in a new part, inside the same containers, after
+    // a value.
+    const std::size_t depth = w_.depth();
+    parts_.emplace_back(Fit(w_.Take()));
+    parts_.emplace_back(message.encoded_content);
+    w_ = json::JsonWriter(std::string(), depth, true);
+  }
+
+  // The last part, written, `end` after what was written.
+  void Finish(std::string_view end) {
+    std::string last = w_.Take();
+    last.append(end);
+    parts_.emplace_back(Fit(std::move(last)));
+  }
+
+ private:
+  static std::string Reserved(std::size_t reserve) {
+    std::string out;
+    out.reserve(reserve);
+    return out;
+  }
+
+  std::vector<EncodedConversation::Part>& parts_;
+  json::JsonWriter w_;
+};
+
+void WriteMessage(MessagesWriter& out, const Message& message, bool with_reasoning) {
+  json::JsonWriter& w = out.w();
   w.BeginObject().Key("role").String(RoleName(message.role)).Key("content");
   if (message.role == Role::kAssistant && !message.tool_calls.empty()) {
     // OpenAI's own shape: an assistant that only calls tools has null content.
-    if (message.content.empty()) {
+    if (!message.encoded_content && message.content.empty()) {
       w.Null();
     } else {
-      WriteText(w, message.content);
+      out.Content(message);
     }
     if (with_reasoning) {
       w.Key("reasoning_content");
@@ -84,7 +135,7 @@ void WriteMessage(json::JsonWriter& w, const Message& message, bool with_reasoni
   }
   // Every other message carries a string, even an empty one: null content
   // without tool calls is refused by strict servers.
-  WriteText(w, message.content);
+  out.Content(message);
   if (message.role == Role::kTool) {
     w.Key("tool_call_id");
     WriteText(w, message.tool_call_id);
@@ -97,6 +148,7 @@ void WriteMessage(json::JsonWriter& w, const Message& message, bool with_reasoni
 std::size_t EncodedSizeHint(std::span<const Message> messages) {
   std::size_t size = 0;
   for (const Message& message : messages) {
+    // An encoded content is a part of its own.
     size += 64 + message.content.size() + message.content.size() / 4 + message.reasoning.size();
     for (const ToolCall& call : message.tool_calls) size += 96 + 2 * call.arguments.size();
   }
@@ -135,7 +187,9 @@ std::uint64_t HeadFingerprint(const ChatRequest& request, std::string_view model
 // cost about what encoding it does, which is what reuse saves. Hence the
 // append-only rule of ChatRequest::encoded.
 std::uint64_t ShapeOf(const Message& message, bool with_reasoning) {
-  std::uint64_t h = Mix(static_cast<std::uint64_t>(message.role), message.content.size());
+  const std::uint64_t content_size =
+      message.encoded_content ? message.encoded_content->size() + 1 : message.content.size();
+  std::uint64_t h = Mix(static_cast<std::uint64_t>(message.role), content_size);
   h = Mix(Mix(h, message.tool_call_id.size()), message.tool_calls.size());
   h = Mix(h, with_reasoning ? message.reasoning.size() + 1 : 0);
   for (const ToolCall& call : message.tool_calls) {
@@ -429,7 +483,8 @@ constexpr std::string_view kBodyEnd = "]}";  // the messages array, the body
 // 0 when its body cannot be reused.
 std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning replay,
                              std::uint64_t head, const EncodedConversation& conversation) {
-  if (conversation.parts.empty() || !conversation.parts.back().ends_with(kBodyEnd) ||
+  if (conversation.parts.empty() ||
+      !EncodedConversation::BytesOf(conversation.parts.back()).ends_with(kBodyEnd) ||
       conversation.head != head || conversation.shapes.size() > request.messages.size()) {
     return 0;
   }
@@ -440,11 +495,6 @@ std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning
     }
   }
   return conversation.shapes.size();
-}
-
-// A part's slack goes back: the parts live as long as the run.
-void Fit(std::string& part) {
-  if (part.capacity() - part.size() > part.size() / 16) part.shrink_to_fit();
 }
 
 }  // namespace
@@ -459,29 +509,28 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
   conversation = {};
   if (reused > 0) {
     // The closing "]}" goes after the new messages.
-    next.parts.back().resize(next.parts.back().size() - kBodyEnd.size());
+    std::string& last = std::get<std::string>(next.parts.back());
+    last.resize(last.size() - kBodyEnd.size());
   } else {
     auto encoded_head = EncodeHead(request, model_name);
     if (!encoded_head.has_value()) return encoded_head.error();
     next.parts.clear();
-    next.parts.push_back(std::move(*encoded_head));
+    next.parts.emplace_back(std::move(*encoded_head));
     next.shapes.clear();
   }
   const std::span<const Message> added = std::span(request.messages).subspan(reused);
-  if (!added.empty()) {
-    std::string part;
-    part.reserve(EncodedSizeHint(added) + kBodyEnd.size());
+  if (added.empty()) {
+    std::get<std::string>(next.parts.back()).append(kBodyEnd);
+  } else {
     // Inside the messages array, after the messages earlier parts hold.
-    json::JsonWriter w(std::move(part), 1, reused > 0);
+    MessagesWriter out(next.parts, EncodedSizeHint(added) + kBodyEnd.size(), reused > 0);
     for (const Message& message : added) {
       const bool with_reasoning = ReplaysReasoning(request, replay, message);
-      WriteMessage(w, message, with_reasoning);
+      WriteMessage(out, message, with_reasoning);
       next.shapes.push_back(ShapeOf(message, with_reasoning));
     }
-    next.parts.push_back(w.Take());
+    out.Finish(kBodyEnd);
   }
-  next.parts.back().append(kBodyEnd);
-  Fit(next.parts.back());
   conversation = std::move(next);
   return {};
 }

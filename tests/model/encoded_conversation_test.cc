@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/json.h"
+#include "core/text.h"
 #include "http/http_client.h"
 #include "model/openai_client_fixture.h"
 #include "model/openai_wire.h"
@@ -20,6 +21,12 @@ using config::ReplayReasoning;
 
 constexpr char kSchema[] =
     R"({"type":"object","properties":{"query":{"type":"string"}},"required":["query"]})";
+
+// A written part of a kept body, for tests that look into one.
+std::string& Written(EncodedConversation::Part& part) { return std::get<std::string>(part); }
+std::string_view Bytes(const EncodedConversation::Part& part) {
+  return EncodedConversation::BytesOf(part);
+}
 
 ChatRequest Conversation() {
   ChatRequest request;
@@ -59,7 +66,8 @@ EncodedConversation KeptAfterOneTurn(ChatRequest& request) {
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EncodedConversation conversation;
   Grown(request, conversation);
-  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
+  Written(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
+                                         "kept--model");
   return conversation;
 }
 
@@ -91,7 +99,8 @@ TEST(EncodedConversationTest, AppendsToTheKeptBodyRatherThanEncodingItAgain) {
   Grown(request, conversation);
   // A body the encoder could not have written tells whether it was kept:
   // reuse keeps its start as it is, a whole encoding would replace it.
-  conversation.parts[0].replace(conversation.parts[0].find("agent-model"), 11, "kept--model");
+  Written(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
+                                         "kept--model");
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EXPECT_NE(Grown(request, conversation).find("kept--model"), std::string::npos);
 }
@@ -141,11 +150,59 @@ TEST(EncodedConversationTest, EachTurnAddsOnePartAndCopiesNoEarlierOne) {
     AddTurn(request, n, R"({"evidence_status":"FOUND"})");
     Grown(request, conversation);
     ASSERT_EQ(conversation.parts.size(), 2u + n);
-    EXPECT_TRUE(conversation.parts.back().ends_with("}]}"));
-    EXPECT_EQ(conversation.parts[1 + n].front(), ',');  // the turn just added
-    if (n == 1) first_turn = conversation.parts[2].data();
-    EXPECT_EQ(conversation.parts[2].data(), first_turn) << "the first turn's part was copied";
+    EXPECT_TRUE(Bytes(conversation.parts.back()).ends_with("}]}"));
+    EXPECT_EQ(Bytes(conversation.parts[1 + n]).front(), ',');  // the turn just added
+    if (n == 1) first_turn = Bytes(conversation.parts[2]).data();
+    EXPECT_EQ(Bytes(conversation.parts[2]).data(), first_turn) << "the first turn's part was copied";
   }
+}
+
+// A tool result held encoded (Message::encoded_content, as the diagnosis
+// loop holds them) goes out as the same message in plain text would, and
+// is a part of the kept body of its own: the bytes the message holds, not
+// a copy of them.
+TEST(EncodedConversationTest, AnEncodedContentIsSentAsItsTextWouldBeAndSharedNotCopied) {
+  ChatRequest plain = Conversation();
+  ChatRequest encoded = Conversation();
+  EncodedConversation conversation;
+  for (int n = 1; n <= 3; ++n) {
+    const std::string result =
+        R"({"line":"pool \"exhausted\"\t)" + std::string(n, 'x') + "\xFF\"}";
+    AddTurn(plain, n, result);
+    AddTurn(encoded, n, "");
+    encoded.messages.back().encoded_content = EncodeContent(result);
+    EXPECT_EQ(ContentOf(encoded.messages.back()), text::SanitizeUtf8(result));
+    ASSERT_EQ(Grown(encoded, conversation), Whole(plain)) << "turn " << n;
+    EXPECT_EQ(Whole(encoded), Whole(plain)) << "turn " << n;
+  }
+  ASSERT_EQ(conversation.shapes.size(), encoded.messages.size());
+  int shared = 0;
+  for (const auto& part : conversation.parts) {
+    if (const auto* bytes = std::get_if<SharedBytes>(&part)) {
+      ++shared;
+      EXPECT_EQ(bytes->use_count(), 2) << "held by its message and the body only";
+    }
+  }
+  EXPECT_EQ(shared, 3);
+  EXPECT_TRUE(std::holds_alternative<std::string>(conversation.parts.back()));
+
+  // Another result of another size in place of the first: encoded whole again.
+  encoded.messages[3].encoded_content = EncodeContent(R"({"line":"replaced"})");
+  plain.messages[3].content = R"({"line":"replaced"})";
+  EXPECT_EQ(Grown(encoded, conversation), Whole(plain));
+}
+
+TEST(EncodedConversationTest, ContentOfReadsPlainAndEncodedContentAlike) {
+  Message plain{Role::kTool, "订单 \"500\"\n", {}, "call_1"};
+  Message encoded{Role::kTool, "", {}, "call_1"};
+  encoded.encoded_content = EncodeContent(plain.content);
+  EXPECT_EQ(ContentOf(plain), plain.content);
+  EXPECT_EQ(ContentOf(encoded), plain.content);
+  EXPECT_EQ(*encoded.encoded_content, R"("订单 \"500\"\n")");
+  // Past the string's own buffer, sized exactly: a run holds it to its end.
+  const SharedBytes long_one = EncodeContent(std::string(1000, '"'));
+  EXPECT_EQ(long_one->size(), 2002u);
+  EXPECT_EQ(long_one->capacity(), long_one->size());
 }
 
 TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
@@ -155,8 +212,8 @@ TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
   const std::string body = Grown(request, conversation);
   conversation.Join();
   ASSERT_EQ(conversation.parts.size(), 1u);
-  EXPECT_EQ(conversation.parts.front(), body);
-  EXPECT_LE(conversation.parts.front().capacity(), body.size() + body.size() / 16)
+  EXPECT_EQ(Bytes(conversation.parts.front()), body);
+  EXPECT_LE(Written(conversation.parts.front()).capacity(), body.size() + body.size() / 16)
       << "joined with slack: the body is held while the model answers";
   AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
