@@ -61,7 +61,7 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   request.messages.push_back({model::Role::kUser, question, {}, {}});
 
   ToolCallIdAssigner ids;
-  // Where each kept observation is in the conversation: its text moves to
+  // Where each kept observation is in the conversation: its text goes to
   // `execution.observations` once the loop is done with the conversation,
   // instead of a copy of every tool result held for the whole run (at 30
   // log events a fifth of a run's memory).
@@ -104,8 +104,10 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
           observation_messages.push_back(request.messages.size());
           execution.observations.push_back({response.tool_call_id, {}, true});
         }
-        request.messages.push_back(
-            {model::Role::kTool, std::move(response.observation_json), {}, response.tool_call_id});
+        // Held encoded, as every later request sends it (Message::encoded_content).
+        model::Message observation{model::Role::kTool, {}, {}, response.tool_call_id};
+        observation.encoded_content = model::EncodeContent(response.observation_json);
+        request.messages.push_back(std::move(observation));
       }
       if (turn.cancelled) {
         end = TurnEnd::kCancelled;
@@ -124,9 +126,13 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
     }
   }
 
+  // Decoded one at a time, each freed as it goes (the kept body first, which
+  // shares them), so that the run never holds its results twice.
+  request.encoded.reset();
   for (std::size_t i = 0; i < observation_messages.size(); ++i) {
-    execution.observations[i].observation_json =
-        std::move(request.messages[observation_messages[i]].content);
+    model::Message& message = request.messages[observation_messages[i]];
+    execution.observations[i].observation_json = model::ContentOf(message);
+    message.encoded_content.reset();
   }
 
   if (end == TurnEnd::kCancelled || run.cancelled()) {

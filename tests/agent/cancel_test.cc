@@ -114,7 +114,7 @@ TEST_F(AgentCancelTest, ExecutedCallsKeepTheObservationTheModelGot) {
   bool found = false;
   for (const auto& message : requests[1].messages) {
     if (message.role == model::Role::kTool && message.tool_call_id == "call_1") {
-      EXPECT_EQ(message.content, execution.observations[0].observation_json);
+      EXPECT_EQ(model::ContentOf(message), execution.observations[0].observation_json);
       found = true;
     }
   }

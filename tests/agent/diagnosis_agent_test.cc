@@ -39,6 +39,8 @@ TEST_F(AgentTest, NormalInvestigationEndsInADraft) {
   const auto& last = requests[2].messages;
   EXPECT_EQ(last.back().role, model::Role::kTool);
   EXPECT_EQ(last.back().tool_call_id, "call_2");
+  EXPECT_TRUE(last.back().content.empty());
+  EXPECT_NE(last.back().encoded_content, nullptr) << "held as the request body sends it";
   EXPECT_EQ(requests[0].component, model::Component::kDiagnosisAgent);
   EXPECT_EQ(model::OfferedTools(requests[0]).size(), 3u);
 }
@@ -122,7 +124,7 @@ TEST_F(AgentTest, TwoProtocolViolationsInARowDeliverTheStopOnce) {
   EXPECT_EQ(execution.stop_reason, StopReason::kProgressProtocolViolated);
   auto requests = model_.Requests();
   ASSERT_EQ(requests.size(), 3u);
-  auto stop = json::Parse(requests[2].messages.back().content);
+  auto stop = json::Parse(model::ContentOf(requests[2].messages.back()));
   EXPECT_EQ(stop->at("stop_required"), true);
   EXPECT_EQ(stop->at("reason"), "PROGRESS_PROTOCOL_VIOLATED");
 }
@@ -138,7 +140,7 @@ TEST_F(AgentTest, TwoToolCallsInOneResponseAreHandledOneByOne) {
   auto requests = model_.Requests();
   auto messages = requests[1].messages;
   ASSERT_GE(messages.size(), 2u);
-  auto second = json::Parse(messages.back().content);
+  auto second = json::Parse(model::ContentOf(messages.back()));
   EXPECT_EQ(second->at("violation_type"), "MISSING_PREVIOUS_OBSERVATION");
 }
 

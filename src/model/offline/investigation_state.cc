@@ -280,7 +280,7 @@ InvestigationState RebuildState(const ChatRequest& request) {
     } else if (message.role == Role::kTool) {
       for (auto it = state.calls.rbegin(); it != state.calls.rend(); ++it) {
         if (it->id == message.tool_call_id && it->outcome == Outcome::kNoObservation) {
-          ReadObservation(message.content, *it);
+          ReadObservation(ContentOf(message), *it);
           if (it->stop_required) state.stop_required = true;
           break;
         }
