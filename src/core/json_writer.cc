@@ -4,6 +4,8 @@
 #include <cstring>
 #include <cmath>
 
+#include "core/text.h"
+
 namespace diagd::json {
 
 namespace {
@@ -91,13 +93,53 @@ void AppendEscaped(std::string_view s, std::string& out) {
   out.push_back('"');
 }
 
-std::size_t EscapedSize(std::string_view s) {
-  std::size_t size = s.size() + 2;
-  for (std::size_t i = NextEscape(s, 0); i < s.size(); i = NextEscape(s, i + 1)) {
-    char escape[6];
-    size += EscapeOf(static_cast<unsigned char>(s[i]), escape) - 1;
+bool ReadEscaped(std::string_view literal, std::string& out) {
+  if (literal.size() < 2 || literal.front() != '"' || literal.back() != '"') return false;
+  const std::string_view s = literal.substr(1, literal.size() - 2);
+  out.reserve(out.size() + s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t slash = s.find('\\', i);
+    if (slash == std::string_view::npos) slash = s.size();
+    out.append(s.data() + i, slash - i);
+    if (slash == s.size()) break;
+    if (slash + 1 == s.size()) return false;
+    i = slash + 2;
+    switch (s[slash + 1]) {
+      case '"':
+      case '\\':
+      case '/':
+        out.push_back(s[slash + 1]);
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'u': {
+        if (slash + 6 > s.size() || s[slash + 2] != '0' || s[slash + 3] != '0') return false;
+        const int high = text::HexValue(s[slash + 4]);
+        const int low = text::HexValue(s[slash + 5]);
+        if (high < 0 || high > 7 || low < 0) return false;
+        out.push_back(static_cast<char>(high * 16 + low));
+        i = slash + 6;
+        break;
+      }
+      default:
+        return false;
+    }
   }
-  return size;
+  return true;
 }
 
 // Doubles in their shortest round-trip form rather than Boost's "5E-1":

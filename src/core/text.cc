@@ -125,6 +125,13 @@ std::string AsciiLower(std::string_view s) {
   return out;
 }
 
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 bool IsBlank(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     utf8proc_int32_t cp;

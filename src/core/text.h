@@ -53,4 +53,7 @@ bool BoundCodePoints(std::string& s, std::size_t max_code_points);
 // a code point.
 std::string TruncateBytes(std::string_view s, std::size_t max_bytes, bool* truncated = nullptr);
 
+// The value of a hex digit (either case), or -1 for any other byte.
+int HexValue(char c);
+
 }  // namespace diagd::text

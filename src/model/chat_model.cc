@@ -50,15 +50,20 @@ std::span<const FunctionTool> OfferedTools(const ChatRequest& request) {
 SharedBytes EncodeContent(std::string_view text) {
   std::string sanitized;
   if (!text::IsValidUtf8(text)) text = sanitized = text::SanitizeUtf8(text);
-  auto encoded = std::make_shared<std::string>();
-  encoded->reserve(json::EscapedSize(text));
-  json::AppendEscaped(text, *encoded);
-  return encoded;
+  // Written once with room to spare (a tool result's quotes grow it by a
+  // tenth or so), then copied to its exact size: a copy costs less than a
+  // pass counting what escaping will add.
+  std::string escaped;
+  escaped.reserve(text.size() + text.size() / 4 + 16);
+  json::AppendEscaped(text, escaped);
+  return std::make_shared<const std::string>(escaped);
 }
 
 std::string ContentOf(const Message& message) {
   if (!message.encoded_content) return message.content;
-  // Written by EncodeContent, so always a JSON string.
+  std::string text;
+  if (json::ReadEscaped(*message.encoded_content, text)) return text;
+  // Not as EncodeContent writes: read as any JSON string.
   auto parsed = json::Parse(*message.encoded_content);
   if (!parsed.has_value() || !parsed->is_string()) return {};
   return std::string(parsed->get_string());

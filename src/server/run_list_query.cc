@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "core/text.h"
+
 namespace diagd::server {
 namespace {
 
@@ -12,19 +14,12 @@ constexpr int kMaxListLimit = 200;
 constexpr char kCursorSeparator = '\x1f';  // never in a time or an id
 constexpr std::string_view kHexDigits = "0123456789abcdef";
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<app::RunCursor> DecodeRunCursor(std::string_view hex) {
   if (hex.empty() || hex.size() % 2 != 0 || hex.size() > 512) return std::nullopt;
   std::string raw;
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    int high = HexValue(hex[i]);
-    int low = HexValue(hex[i + 1]);
+    int high = text::HexValue(hex[i]);
+    int low = text::HexValue(hex[i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     raw += static_cast<char>(high * 16 + low);
   }
@@ -56,8 +51,8 @@ std::optional<std::string> PercentDecode(std::string_view text) {
       out += ' ';
     } else if (c == '%') {
       if (i + 2 >= text.size()) return std::nullopt;
-      int high = HexValue(text[i + 1]);
-      int low = HexValue(text[i + 2]);
+      int high = text::HexValue(text[i + 1]);
+      int low = text::HexValue(text[i + 2]);
       if (high < 0 || low < 0) return std::nullopt;
       out += static_cast<char>(high * 16 + low);
       i += 2;

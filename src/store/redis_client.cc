@@ -9,6 +9,8 @@
 #include <charconv>
 #include <ctime>
 
+#include "core/text.h"
+
 namespace diagd::store {
 namespace {
 
@@ -20,16 +22,6 @@ Error UrlError(std::string_view what) {
                                 " (expected redis://[[user]:password@]host[:port][/db])");
 }
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
 std::optional<std::string> PercentDecode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -38,10 +30,10 @@ std::optional<std::string> PercentDecode(std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    if (i + 2 >= text.size() || !IsHex(text[i + 1]) || !IsHex(text[i + 2])) {
+    if (i + 2 >= text.size() || text::HexValue(text[i + 1]) < 0 || text::HexValue(text[i + 2]) < 0) {
       return std::nullopt;
     }
-    out.push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
+    out.push_back(static_cast<char>(text::HexValue(text[i + 1]) * 16 + text::HexValue(text[i + 2])));
     i += 2;
   }
   return out;

@@ -100,22 +100,41 @@ TEST(Json, EscapingRoundTripsRandomTextAtEveryPosition) {
     ASSERT_EQ(back->as_string(), s);
     std::string escaped;
     AppendEscaped(s, escaped);
-    ASSERT_EQ(EscapedSize(s), escaped.size()) << escaped;
+    std::string read = "kept ";
+    ASSERT_TRUE(ReadEscaped(escaped, read)) << escaped;
+    ASSERT_EQ(read, "kept " + s) << escaped;
   }
 }
 
-// Every byte on its own and after a clean run of 8: the size told ahead is
-// what is written (an encoded tool result is sized by it, exactly).
-TEST(Json, EscapedSizeIsWhatEscapingAppendsForEveryByte) {
+// Every byte on its own and after a clean run of 8 reads back as it was
+// written (an encoded tool result is read back so at the end of a run).
+TEST(Json, ReadEscapedReadsBackWhatEscapingWroteForEveryByte) {
   for (int c = 0; c < 256; ++c) {
     for (const std::string& s : {std::string(1, static_cast<char>(c)),
                                  "abcdefgh" + std::string(1, static_cast<char>(c)) + "ij"}) {
-      std::string escaped = "prefix";
+      std::string escaped;
       AppendEscaped(s, escaped);
-      ASSERT_EQ(EscapedSize(s), escaped.size() - 6) << "byte " << c;
+      std::string read;
+      ASSERT_TRUE(ReadEscaped(escaped, read)) << "byte " << c;
+      ASSERT_EQ(read, s) << "byte " << c;
     }
   }
-  EXPECT_EQ(EscapedSize(""), 2u);
+  std::string empty;
+  EXPECT_TRUE(ReadEscaped(R"("")", empty));
+  EXPECT_EQ(empty, "");
+}
+
+// What AppendEscaped never writes is refused, for a full JSON reader.
+TEST(Json, ReadEscapedRefusesWhatEscapingNeverWrites) {
+  for (std::string_view literal :
+       {"", "\"", "abc", "\"abc", "\"abc\\\"", R"("\u00e9")", R"("\u4e2d")", R"("\ud83d\ude00")",
+        R"("\u00")", R"("\x41")"}) {
+    std::string read;
+    EXPECT_FALSE(ReadEscaped(literal, read)) << literal;
+  }
+  std::string read;
+  ASSERT_TRUE(ReadEscaped(R"("a\/b\u001F\u0041")", read));
+  EXPECT_EQ(read, "a/b\x1F" "A");
 }
 
 }  // namespace

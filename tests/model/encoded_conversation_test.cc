@@ -199,6 +199,9 @@ TEST(EncodedConversationTest, ContentOfReadsPlainAndEncodedContentAlike) {
   EXPECT_EQ(ContentOf(plain), plain.content);
   EXPECT_EQ(ContentOf(encoded), plain.content);
   EXPECT_EQ(*encoded.encoded_content, R"("订单 \"500\"\n")");
+  // Encoded elsewhere, as any JSON string may be: read as JSON.
+  encoded.encoded_content = std::make_shared<const std::string>(R"("caf\u00e9 \u8ba2\u5355")");
+  EXPECT_EQ(ContentOf(encoded), "café 订单");
   // Past the string's own buffer, sized exactly: a run holds it to its end.
   const SharedBytes long_one = EncodeContent(std::string(1000, '"'));
   EXPECT_EQ(long_one->size(), 2002u);
