@@ -55,10 +55,10 @@ class JsonWriter {
 // Appends `s` as a JSON string literal (quotes, backslashes and control
 // characters escaped; other bytes as is).
 void AppendEscaped(std::string_view s, std::string& out);
-// The inverse of AppendEscaped for a literal it wrote: appends the text to
-// `out`. False, `out` then unspecified, for what is not one: no quotes at
-// the ends, or an escape it never writes (a \u escape past ASCII, which a
-// full JSON reader must decode). Nothing else is checked.
+// The inverse of AppendEscaped for a literal it wrote (and JSON's `\/`):
+// appends the text to `out`. False, `out` then unspecified, for what is
+// not one: no quotes at the ends, a \u escape past ASCII (which a full
+// JSON reader must decode), an unknown escape. Nothing else is checked.
 bool ReadEscaped(std::string_view literal, std::string& out);
 // Appends `d` in its shortest round-trip form ("0.5", "42"); null when not
 // finite.

@@ -30,10 +30,11 @@ std::optional<std::string> PercentDecode(std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    if (i + 2 >= text.size() || text::HexValue(text[i + 1]) < 0 || text::HexValue(text[i + 2]) < 0) {
-      return std::nullopt;
-    }
-    out.push_back(static_cast<char>(text::HexValue(text[i + 1]) * 16 + text::HexValue(text[i + 2])));
+    if (i + 2 >= text.size()) return std::nullopt;
+    const int high = text::HexValue(text[i + 1]);
+    const int low = text::HexValue(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out.push_back(static_cast<char>(high * 16 + low));
     i += 2;
   }
   return out;
