@@ -6,28 +6,32 @@
 
 namespace diagd::release {
 
-CitedRecord LookUpCitedRecord(tools::CanonicalInvocationStore& store, const std::string& run_id,
-                              const std::string& tool_call_id) {
-  auto stored = store.Get(run_id, tool_call_id);
-  if (!stored) return {RecordOwnership::kStoreFailed, std::nullopt};
-  if (!stored->has_value()) return {RecordOwnership::kUnknown, std::nullopt};
-  tools::CanonicalRecord& record = **stored;
-  if (record.run_id != run_id || tools::ToolCallIdOf(record.result) != tool_call_id) {
-    return {RecordOwnership::kForeign, std::nullopt};
-  }
-  return {RecordOwnership::kOwned, std::move(record)};
+RecordOwnership ReadCitedRecord(tools::CanonicalInvocationStore& store, const std::string& run_id,
+                                const std::string& tool_call_id, const CitedRecordReader& read) {
+  RecordOwnership ownership = RecordOwnership::kUnknown;
+  auto stored = store.Read(run_id, tool_call_id, [&](const tools::CanonicalRecord* record) {
+    if (record == nullptr) return;
+    if (record->run_id != run_id || tools::ToolCallIdOf(record->result) != tool_call_id) {
+      ownership = RecordOwnership::kForeign;
+      return;
+    }
+    ownership = RecordOwnership::kOwned;
+    read(*record);
+  });
+  return stored ? ownership : RecordOwnership::kStoreFailed;
 }
 
 std::optional<std::string> CitedObservation(tools::CanonicalInvocationStore& store,
                                             const std::string& run_id,
                                             const std::string& tool_call_id,
                                             const tools::ObservationLimits& limits) {
-  CitedRecord cited = LookUpCitedRecord(store, run_id, tool_call_id);
-  if (cited.ownership != RecordOwnership::kOwned ||
-      tools::EvidenceStatusOf(cited.record->result) == tools::EvidenceStatus::kError) {
-    return std::nullopt;
-  }
-  return tools::ResultObservation(cited.record->result, limits);
+  std::optional<std::string> observation;
+  (void)ReadCitedRecord(store, run_id, tool_call_id, [&](const tools::CanonicalRecord& record) {
+    if (tools::EvidenceStatusOf(record.result) != tools::EvidenceStatus::kError) {
+      observation = tools::ResultObservation(record.result, limits);
+    }
+  });
+  return observation;
 }
 
 bool QuoteLongEnough(std::string_view quote) {

@@ -4,6 +4,7 @@
 // section 4), shared by the evidence guard and the finding check.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,16 +23,15 @@ enum class RecordOwnership {
   kStoreFailed,  // the store could not be read: nothing can be verified
 };
 
-struct CitedRecord {
-  RecordOwnership ownership = RecordOwnership::kUnknown;
-  std::optional<tools::CanonicalRecord> record;  // set only when kOwned
-};
-
-// Reads (run_id, tool_call_id) once. A record is owned only when both its own
-// run id and its result's tool call id match what was asked: a store that
-// mixes keys up never turns another run's evidence into this run's.
-CitedRecord LookUpCitedRecord(tools::CanonicalInvocationStore& store, const std::string& run_id,
-                              const std::string& tool_call_id);
+// Reads (run_id, tool_call_id) once, in place (no copy where the store holds
+// its records in memory: at 30 log events a record is some 30 KiB), and shows
+// `read` the record only when it is owned. A record is owned only when both
+// its own run id and its result's tool call id match what was asked: a store
+// that mixes keys up never turns another run's evidence into this run's.
+// `read` must not use the store (it may run under the store's lock).
+using CitedRecordReader = std::function<void(const tools::CanonicalRecord&)>;
+RecordOwnership ReadCitedRecord(tools::CanonicalInvocationStore& store, const std::string& run_id,
+                                const std::string& tool_call_id, const CitedRecordReader& read);
 
 // The model observation of a cited call, as the diagnosis model saw it: the
 // per-tool whitelist of its canonical result (tools::ResultObservation).

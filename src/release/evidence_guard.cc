@@ -33,30 +33,31 @@ GuardReport EvidenceGuard::Check(const std::string& run_id,
     auto violation = [&](CitationProblem problem) {
       report.violations.push_back({citation.tool_call_id, citation.quote, problem});
     };
-    CitedRecord cited = LookUpCitedRecord(store_, run_id, citation.tool_call_id);
-    switch (cited.ownership) {
+    RecordOwnership ownership =
+        ReadCitedRecord(store_, run_id, citation.tool_call_id, [&](const auto& record) {
+          if (tools::EvidenceStatusOf(record.result) != tools::EvidenceStatus::kEvidenceFound) {
+            violation(CitationProblem::kNotEvidence);
+          } else if (!QuoteLongEnough(citation.quote)) {
+            violation(CitationProblem::kQuoteTooShort);
+          } else if (!QuoteOccursIn(record.result, citation.quote)) {
+            violation(CitationProblem::kQuoteNotFound);
+          } else {
+            report.citations.push_back(
+                {citation.tool_call_id, record.tool, record.scope.summary, citation.quote});
+          }
+        });
+    switch (ownership) {
       case RecordOwnership::kStoreFailed:
         report.store_failed = true;
-        continue;
+        break;
       case RecordOwnership::kUnknown:
         violation(CitationProblem::kUnknownCall);
-        continue;
+        break;
       case RecordOwnership::kForeign:
         violation(CitationProblem::kForeignCall);
-        continue;
+        break;
       case RecordOwnership::kOwned:
         break;
-    }
-    const tools::CanonicalRecord& record = *cited.record;
-    if (tools::EvidenceStatusOf(record.result) != tools::EvidenceStatus::kEvidenceFound) {
-      violation(CitationProblem::kNotEvidence);
-    } else if (!QuoteLongEnough(citation.quote)) {
-      violation(CitationProblem::kQuoteTooShort);
-    } else if (!QuoteOccursIn(record.result, citation.quote)) {
-      violation(CitationProblem::kQuoteNotFound);
-    } else {
-      report.citations.push_back(
-          {citation.tool_call_id, record.tool, record.scope.summary, citation.quote});
     }
   }
   return report;

@@ -1,6 +1,10 @@
 #include "release/evidence_repair.h"
 
-#include "core/json.h"
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "core/json_writer.h"
 #include "release/cited_record.h"
 #include "release/release_prompts.h"
 
@@ -9,33 +13,37 @@ namespace diagd::release {
 std::string EvidenceRepair::RequestJson(const std::string& run_id, const std::string& question,
                                         const agent::DiagnosisDraft& draft,
                                         const std::vector<CitationViolation>& violations) const {
-  boost::json::array listed;
+  json::JsonWriter request;
+  // DraftJson writes one valid JSON value, embedded as it is.
+  request.BeginObject().Key("question").String(question).Key("draft").Raw(agent::DraftJson(draft));
+  request.Key("violations").BeginArray();
   for (const auto& v : violations) {
-    listed.push_back({{"tool_call_id", v.tool_call_id},
-                      {"quote", v.quote},
-                      {"problem", CitationProblemString(v.problem)}});
+    request.BeginObject()
+        .Key("tool_call_id")
+        .String(v.tool_call_id)
+        .Key("quote")
+        .String(v.quote)
+        .Key("problem")
+        .String(CitationProblemString(v.problem))
+        .EndObject();
   }
-  // Only the cited calls of this run that did not fail: an unknown or
-  // foreign id gets no observation (another run's data never leaks in).
-  boost::json::object observations;
+  request.EndArray();
+  // Only the cited calls of this run that did not fail, each once: an
+  // unknown or foreign id gets no observation (another run's data never
+  // leaks in). Each is embedded as the text it was rendered to.
+  request.Key("observations").BeginObject();
   if (draft.conclusion) {
+    std::vector<std::string_view> listed;
     for (const auto& citation : draft.conclusion->evidence) {
-      if (observations.contains(citation.tool_call_id)) continue;
+      if (std::find(listed.begin(), listed.end(), citation.tool_call_id) != listed.end()) continue;
       auto observation = CitedObservation(store_, run_id, citation.tool_call_id, limits_);
       if (!observation) continue;
-      auto parsed = json::Parse(*observation);
-      if (parsed) observations[citation.tool_call_id] = std::move(*parsed);
+      listed.push_back(citation.tool_call_id);
+      request.Key(citation.tool_call_id).Raw(*observation);
     }
   }
-  // DraftJson writes valid JSON, so this parse cannot fail; null keeps the
-  // request well formed if it ever did.
-  auto draft_json = json::Parse(agent::DraftJson(draft));
-  boost::json::object request{
-      {"question", question},
-      {"draft", draft_json ? std::move(*draft_json) : boost::json::value(nullptr)},
-      {"violations", std::move(listed)},
-      {"observations", std::move(observations)}};
-  return json::Serialize(request);
+  request.EndObject().EndObject();
+  return request.Take();
 }
 
 std::optional<agent::DiagnosisDraft> EvidenceRepair::Repair(

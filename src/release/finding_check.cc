@@ -8,22 +8,26 @@ namespace {
 // The finding as published, or nothing when it does not hold.
 std::optional<PublishedFinding> Verify(tools::CanonicalInvocationStore& store,
                                        const std::string& run_id, const agent::Finding& finding) {
-  CitedRecord cited = LookUpCitedRecord(store, run_id, finding.tool_call_id);
-  if (cited.ownership != RecordOwnership::kOwned) return std::nullopt;
-  const tools::EvidenceStatus status = tools::EvidenceStatusOf(cited.record->result);
-  switch (finding.kind) {
-    case agent::FindingKind::kNotFound:
-      if (status != tools::EvidenceStatus::kNoEvidence) return std::nullopt;
-      return PublishedFinding{finding.tool_call_id, finding.kind, finding.statement, std::nullopt};
-    case agent::FindingKind::kFound:
-      if (status != tools::EvidenceStatus::kEvidenceFound || !finding.quote ||
-          !QuoteLongEnough(*finding.quote) ||
-          !QuoteOccursIn(cited.record->result, *finding.quote)) {
-        return std::nullopt;
-      }
-      return PublishedFinding{finding.tool_call_id, finding.kind, finding.statement, finding.quote};
-  }
-  return std::nullopt;
+  std::optional<PublishedFinding> published;
+  (void)ReadCitedRecord(store, run_id, finding.tool_call_id, [&](const auto& record) {
+    const tools::EvidenceStatus status = tools::EvidenceStatusOf(record.result);
+    switch (finding.kind) {
+      case agent::FindingKind::kNotFound:
+        if (status != tools::EvidenceStatus::kNoEvidence) return;
+        published =
+            PublishedFinding{finding.tool_call_id, finding.kind, finding.statement, std::nullopt};
+        return;
+      case agent::FindingKind::kFound:
+        if (status != tools::EvidenceStatus::kEvidenceFound || !finding.quote ||
+            !QuoteLongEnough(*finding.quote) || !QuoteOccursIn(record.result, *finding.quote)) {
+          return;
+        }
+        published =
+            PublishedFinding{finding.tool_call_id, finding.kind, finding.statement, finding.quote};
+        return;
+    }
+  });
+  return published;
 }
 
 }  // namespace

@@ -87,24 +87,29 @@ SafeFallback SafeFallbackFactory::Build(const std::string& run_id, FallbackCode 
   for (const auto& entry : snapshot.entries) {
     if (!entry.verified_fact) continue;
     // Read again: a fact is shown only while its record still proves it.
-    CitedRecord cited = LookUpCitedRecord(store_, run_id, entry.tool_call_id);
-    if (cited.ownership != RecordOwnership::kOwned ||
-        tools::EvidenceStatusOf(cited.record->result) != tools::EvidenceStatus::kEvidenceFound) {
-      harness::LimitationCode why = cited.ownership == RecordOwnership::kForeign
+    bool proven = false;
+    RecordOwnership ownership =
+        ReadCitedRecord(store_, run_id, entry.tool_call_id, [&](const auto& record) {
+          if (tools::EvidenceStatusOf(record.result) != tools::EvidenceStatus::kEvidenceFound) {
+            return;
+          }
+          proven = true;
+          for (auto& fact : FactsOf(record.result)) {
+            if (fallback.observed_facts.size() >= limits_.max_facts) {
+              facts_cut = true;
+              break;
+            }
+            fallback.observed_facts.push_back({entry.tool_call_id, entry.tool, std::move(fact)});
+          }
+        });
+    if (!proven) {
+      harness::LimitationCode why = ownership == RecordOwnership::kForeign
                                         ? harness::LimitationCode::kRecordForeign
-                                    : cited.ownership == RecordOwnership::kStoreFailed
+                                    : ownership == RecordOwnership::kStoreFailed
                                         ? harness::LimitationCode::kStoreUnavailable
                                         : harness::LimitationCode::kRecordMissing;
       fallback.limitations.push_back(RecordLimitationSentence(why, entry.tool, entry.tool_call_id,
                                                               entry.scope_summary, language_));
-      continue;
-    }
-    for (auto& fact : FactsOf(cited.record->result)) {
-      if (fallback.observed_facts.size() >= limits_.max_facts) {
-        facts_cut = true;
-        break;
-      }
-      fallback.observed_facts.push_back({entry.tool_call_id, entry.tool, std::move(fact)});
     }
   }
   if (facts_cut) {

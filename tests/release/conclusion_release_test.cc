@@ -167,6 +167,55 @@ class MixedUpStore final : public tools::CanonicalInvocationStore {
   tools::CanonicalInvocationStore& real_;
 };
 
+// A store that counts the records copied out of it (Get) and the ones read
+// in place (Read), reading the real memory store either way.
+class CopyCountingStore final : public tools::CanonicalInvocationStore {
+ public:
+  explicit CopyCountingStore(tools::CanonicalInvocationStore& real) : real_(real) {}
+  Status Put(tools::CanonicalRecord record) override { return real_.Put(std::move(record)); }
+  Result<std::optional<tools::CanonicalRecord>> Get(const std::string& run_id,
+                                                    const std::string& id) override {
+    ++copies_;
+    return real_.Get(run_id, id);
+  }
+  Status Read(const std::string& run_id, const std::string& id,
+              const RecordReader& read) override {
+    ++reads_;
+    return real_.Read(run_id, id, read);
+  }
+  void ForgetRun(const std::string& run_id) override { real_.ForgetRun(run_id); }
+  int copies_ = 0;
+  int reads_ = 0;
+
+ private:
+  tools::CanonicalInvocationStore& real_;
+};
+
+// At 30 log events a record is some 30 KiB: the guards, the repair, the
+// finding check and the fallback each read the cited ones where they are.
+TEST_F(ConclusionReleaseTest, ReleaseReadsTheCitedRecordsInPlaceAndCopiesNone) {
+  CopyCountingStore counting(store_);
+  store_ptr_ = &counting;
+  model_->Answer(DraftCiting("call_1", "request timed out after 30000ms")).Answer(kSupported);
+  ReleaseDecision repaired =
+      Release(WithDraft(DraftCiting("call_1", "request timed out after 30s")));
+  ASSERT_EQ(repaired.outcome, ReleaseOutcome::kDiagnosis);
+  EXPECT_EQ(repaired.evidence_guard, GuardResult::kRepaired);
+
+  Reset(harness::BudgetLimits{});
+  CompleteStandardCalls();
+  model_->Answer("{not json");
+  ReleaseDecision fallback =
+      Release(WithDraft(DraftCiting("call_1", "request timed out after 30s")));
+  ASSERT_TRUE(fallback.fallback.has_value());
+  EXPECT_FALSE(fallback.fallback->observed_facts.empty());
+
+  // guard, repair, guard again, semantic guard; then guard, repair, and
+  // the fallback's facts
+  EXPECT_GE(counting.reads_, 7);
+  EXPECT_EQ(counting.copies_, 0);
+}
+
 TEST_F(ConclusionReleaseTest, ARecordOfAnotherRunIsAForeignCallAndNeverShownToTheRepair) {
   MixedUpStore mixed(store_);
   store_ptr_ = &mixed;
