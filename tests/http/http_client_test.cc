@@ -199,6 +199,53 @@ TEST(HttpClient, OnFibersTimeoutRefusalAndOversizeAreTheSameKinds) {
   EXPECT_EQ(kinds.at(big.BaseUrl()), FailureKind::kTooLarge);
 }
 
+// Parked transfers leave a kept connection's socket in the engine's epoll
+// set between calls. However a kept connection ends (an answer saying
+// `Connection: close`, the server dropping it while idle, noticed at once or
+// only when it is next reused), the next call gets a socket that is watched,
+// though it is often given the number of the one just closed: were it taken
+// for the old one, still in the set, the call would never be answered.
+TEST(HttpClient, OnFibersEveryCallIsAnsweredHoweverTheKeptConnectionBeforeItEnded) {
+  LoopbackHttpServer server([](const LoopbackHttpServer::Request& r) {
+    LoopbackHttpServer::Response response{200, "text/plain", "answer to " + r.target};
+    response.close_after_answer = r.target.starts_with("/dropped");
+    return response;
+  });
+  struct Step {
+    std::string target;
+    bool keep_alive;
+    std::chrono::milliseconds idle_after{0};
+  };
+  const std::vector<Step> steps = {
+      {"/kept", true},        {"/kept", true},
+      {"/dropped", true},     {"/after-drop", true},
+      {"/dropped-idle", true, std::chrono::milliseconds(200)},
+      {"/after-idle", true},  {"/closed", false},
+      {"/after-close", true}, {"/kept", true},
+  };
+  constexpr int kRounds = 3;
+  auto results = SendOnFibers(1, [&]() -> SendResult {
+    for (int round = 0; round < kRounds; ++round) {
+      for (const Step& step : steps) {
+        server.set_keep_alive(step.keep_alive);
+        Request request;
+        request.method = "GET";
+        request.url = server.BaseUrl() + step.target;
+        request.timeout = std::chrono::seconds(10);
+        auto got = Send(request);
+        if (!got.has_value()) return Unexpected(Failure{got.error().kind, step.target});
+        if (got->body != "answer to " + step.target) return got;
+        if (step.idle_after.count() > 0) core::SleepFor(step.idle_after);
+      }
+    }
+    return Response{200, "text/plain", "done", std::nullopt};
+  });
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_TRUE(results[0].has_value()) << results[0].error().message;
+  EXPECT_EQ(results[0]->body, "done");
+  EXPECT_EQ(server.Requests().size(), steps.size() * kRounds);
+}
+
 // A server that holds every request for minutes, and counts them.
 struct HeldServer {
   std::atomic<int> arrived{0};

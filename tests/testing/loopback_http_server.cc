@@ -188,9 +188,10 @@ asio::awaitable<bool> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
     if (stopping) co_return false;  // cut short: no answer
   }
   const bool again = keep_alive && request_keep_alive;
+  const bool close_after = response.close_after_answer;
   http::response<http::string_body> answer = ToHttp(std::move(response), again);
   auto [write_error, written] = co_await http::async_write(exchange.socket, answer, kAsValues);
-  if (!again || write_error) {
+  if (!again || write_error || close_after) {
     Close(exchange.socket);
     co_return false;
   }

@@ -39,6 +39,10 @@ class LoopbackHttpServer {
     std::string body;
     std::chrono::milliseconds delay{0};  // before answering
     bool hang_up = false;                // close the connection without answering
+    // Answer as the connection's mode says (kept alive or not), then close
+    // it: a kept connection the server drops while it is idle, as a
+    // provider's idle timeout does.
+    bool close_after_answer = false;
     // Sent as they are, after Content-Type (for example {"Retry-After", "2"}).
     std::vector<std::pair<std::string, std::string>> headers = {};
   };
