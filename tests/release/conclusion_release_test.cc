@@ -148,31 +148,42 @@ TEST_F(ConclusionReleaseTest, EachViolationIsSentToOneRepairWithItsProblem) {
   }
 }
 
-// A store that answers with another run's record under this run's key (a
-// shared store with mixed-up keys).
-class MixedUpStore final : public tools::CanonicalInvocationStore {
+// A store in front of the real one: every call goes through unless a test
+// double below changes it.
+class StoreInFront : public tools::CanonicalInvocationStore {
  public:
-  explicit MixedUpStore(tools::CanonicalInvocationStore& real) : real_(real) {}
+  explicit StoreInFront(tools::CanonicalInvocationStore& real) : real_(real) {}
   Status Put(tools::CanonicalRecord record) override { return real_.Put(std::move(record)); }
+  Result<std::optional<tools::CanonicalRecord>> Get(const std::string& run_id,
+                                                    const std::string& id) override {
+    return real_.Get(run_id, id);
+  }
+  void ForgetRun(const std::string& run_id) override { real_.ForgetRun(run_id); }
+
+ protected:
+  tools::CanonicalInvocationStore& real_;
+};
+
+// A store that answers with another run's record under this run's key (a
+// shared store with mixed-up keys). It has no Read of its own, so release
+// reads it through Get.
+class MixedUpStore final : public StoreInFront {
+ public:
+  using StoreInFront::StoreInFront;
   Result<std::optional<tools::CanonicalRecord>> Get(const std::string& run_id,
                                                     const std::string& id) override {
     if (fail_) return Error::Unavailable("store down");
     if (id == "call_8") return real_.Get("run-2", "call_9");
     return real_.Get(run_id, id);
   }
-  void ForgetRun(const std::string& run_id) override { real_.ForgetRun(run_id); }
   bool fail_ = false;
-
- private:
-  tools::CanonicalInvocationStore& real_;
 };
 
 // A store that counts the records copied out of it (Get) and the ones read
 // in place (Read), reading the real memory store either way.
-class CopyCountingStore final : public tools::CanonicalInvocationStore {
+class CopyCountingStore final : public StoreInFront {
  public:
-  explicit CopyCountingStore(tools::CanonicalInvocationStore& real) : real_(real) {}
-  Status Put(tools::CanonicalRecord record) override { return real_.Put(std::move(record)); }
+  using StoreInFront::StoreInFront;
   Result<std::optional<tools::CanonicalRecord>> Get(const std::string& run_id,
                                                     const std::string& id) override {
     ++copies_;
@@ -183,12 +194,8 @@ class CopyCountingStore final : public tools::CanonicalInvocationStore {
     ++reads_;
     return real_.Read(run_id, id, read);
   }
-  void ForgetRun(const std::string& run_id) override { real_.ForgetRun(run_id); }
   int copies_ = 0;
   int reads_ = 0;
-
- private:
-  tools::CanonicalInvocationStore& real_;
 };
 
 // At 30 log events a record is some 30 KiB: the guards, the repair, the
