@@ -46,7 +46,9 @@ class LoopbackHttpServer {
     // Sent as they are, after Content-Type (for example {"Retry-After", "2"}).
     std::vector<std::pair<std::string, std::string>> headers = {};
   };
-  using Handler = std::function<Response(const Request&)>;
+  // Handed the request to keep (a handler taking `const Request&` fits): a
+  // load driver's server moves each conversation instead of copying it.
+  using Handler = std::function<Response(Request&&)>;
 
   explicit LoopbackHttpServer(Handler handler);
   // Stops promptly: pending delays are cut short and their connections

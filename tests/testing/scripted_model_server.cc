@@ -109,7 +109,7 @@ ScriptedModelServer::ScriptedModelServer() : ScriptedModelServer(Responder{}) {}
 
 ScriptedModelServer::ScriptedModelServer(Responder responder)
     : responder_(std::move(responder)),
-      server_([this](const LoopbackHttpServer::Request& request) { return Play(request); }) {
+      server_([this](LoopbackHttpServer::Request&& request) { return Play(std::move(request)); }) {
   server_.set_record_requests(false);  // we keep our own, with the JSON parsed
 }
 
@@ -170,8 +170,9 @@ void ScriptedModelServer::set_record_requests(bool record) {
   record_ = record;
 }
 
-LoopbackHttpServer::Response ScriptedModelServer::Play(const LoopbackHttpServer::Request& request) {
-  RecordedRequest recorded{request.method, request.target, request.headers, request.body, nullptr};
+LoopbackHttpServer::Response ScriptedModelServer::Play(LoopbackHttpServer::Request&& request) {
+  RecordedRequest recorded{std::move(request.method), std::move(request.target),
+                           std::move(request.headers), std::move(request.body), nullptr};
   bool record = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -180,9 +181,9 @@ LoopbackHttpServer::Response ScriptedModelServer::Play(const LoopbackHttpServer:
   // Parsing a long conversation costs more than answering it: a load driver
   // that does not record reads the body text instead.
   if (record) {
-    if (auto parsed = json::Parse(request.body); parsed.has_value()) recorded.json = *parsed;
+    if (auto parsed = json::Parse(recorded.body); parsed.has_value()) recorded.json = *parsed;
   }
-  bool completion = request.method == "POST" && request.target == "/v1/chat/completions";
+  bool completion = recorded.method == "POST" && recorded.target == "/v1/chat/completions";
 
   ScriptedReply reply;
   {

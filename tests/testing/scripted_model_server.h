@@ -136,7 +136,7 @@ class ScriptedModelServer {
   void set_keep_alive(bool keep_alive);
 
  private:
-  LoopbackHttpServer::Response Play(const LoopbackHttpServer::Request& request);
+  LoopbackHttpServer::Response Play(LoopbackHttpServer::Request&& request);
 
   const Responder responder_;  // empty: play the script
   mutable std::mutex mu_;
