@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace diagd::text {
 namespace {
 
@@ -61,6 +64,45 @@ TEST(Text, TruncateBytesNeverExceedsBoundEvenWithReplacements) {
   EXPECT_LE(out.size(), 10u);
   EXPECT_TRUE(truncated);
   EXPECT_TRUE(IsValidUtf8(out));
+}
+
+
+// The checks skip ASCII 8 bytes at a time: an ill-formed byte is found in
+// any position of a word, of the tail after the last whole word, or
+// between two multi-byte characters.
+TEST(Text, FindsAnIllFormedByteWhereverItSitsAmongAsciiWords) {
+  for (std::size_t length : {1u, 7u, 8u, 9u, 16u, 23u, 40u}) {
+    for (std::size_t at = 0; at < length; ++at) {
+      std::string s(length, 'a');
+      s[at] = '\xff';
+      EXPECT_FALSE(IsValidUtf8(s)) << length << " bytes, bad at " << at;
+      EXPECT_EQ(CodePointCount(s), length);
+      std::string bounded = s;
+      BoundCodePoints(bounded, length);
+      EXPECT_TRUE(IsValidUtf8(bounded)) << length << " bytes, bad at " << at;
+      EXPECT_EQ(bounded.find("\uFFFD"), at);
+    }
+    EXPECT_TRUE(IsValidUtf8(std::string(length, 'a')));
+  }
+  EXPECT_FALSE(IsValidUtf8("0123456789abcdef\xE8\xAE"));  // a character cut short at the end
+  EXPECT_TRUE(IsValidUtf8("0123456789abcdef\u8ba2\u5355 timeout 01234567"));
+}
+
+TEST(Text, CountsAndBoundsCodePointsAcrossAsciiWordsAndCharacters) {
+  const std::string mixed = "payment-service 连接池 exhausted after 30000ms 超时";  // 46 code points
+  EXPECT_EQ(CodePointCount(mixed), 46u);
+  for (std::size_t max = 0; max <= 48; ++max) {
+    std::string s = mixed;
+    bool cut = BoundCodePoints(s, max);
+    EXPECT_EQ(cut, max < 46) << max;
+    EXPECT_EQ(CodePointCount(s), std::min<std::size_t>(max, 46)) << max;
+    EXPECT_EQ(mixed.rfind(s, 0), 0u) << max;  // always a prefix
+    EXPECT_EQ(TruncateCodePoints(mixed, max), s) << max;
+  }
+  // Longer in bytes than the bound, within it in code points: kept whole.
+  std::string chinese = "订单服务大量五百错误";  // 10 code points, 30 bytes
+  EXPECT_FALSE(BoundCodePoints(chinese, 10));
+  EXPECT_EQ(chinese, "订单服务大量五百错误");
 }
 
 }  // namespace
