@@ -9,7 +9,10 @@
 
 #include "core/clock.h"
 #include "harness/tool_interceptor.h"
+#include "model/chat_model.h"
 #include "tools/canonical_store.h"
+#include "tools/observation.h"
+#include "tools/tool_result.h"
 #include "tools/testing/scripted_adapter.h"
 
 namespace diagd {
@@ -95,7 +98,7 @@ void BM_InterceptedToolCall(benchmark::State& state) {
             std::to_string(i) + R"(","lookback_minutes":60}})";
     harness::ToolCallRequest call{id, "query_logs", std::move(args)};
     auto turn = run->interceptor.HandleTurn(std::span(&call, 1));
-    observation_bytes = turn.responses[0].observation_json.size();
+    observation_bytes = turn.responses[0].observation->size();  // as sent: a JSON string literal
     benchmark::DoNotOptimize(turn);
     previous = std::move(id);
     ++i;
@@ -103,6 +106,48 @@ void BM_InterceptedToolCall(benchmark::State& state) {
   state.counters["observation_bytes"] = static_cast<double>(observation_bytes);
 }
 BENCHMARK(BM_InterceptedToolCall)->Unit(benchmark::kMicrosecond);
+
+// A 30-event log result as a chat request carries it: the observation's
+// text written and then escaped as a string (EncodeContent, the way before
+// the eleventh sitting of issue 16), against written as the literal in one
+// pass (what the interceptor does).
+tools::ToolResult ThirtyEventResult() {
+  tools::LogsResult logs;
+  logs.tool_call_id = "call_3";
+  logs.topic = "payment-service";
+  logs.query = "HikariPool";
+  logs.lookback_minutes = 60;
+  for (int i = 0; i < 30; ++i) {
+    logs.events.push_back(
+        {"2026-11-29T10:2" + std::to_string(i % 10) + ":00.000Z", std::string("ERROR"),
+         std::string("payment-service"),
+         "payment-service-5b7f4c9d8-q7w2n [http-nio-8080-exec-13" + std::to_string(i) +
+             "] c.z.hikari.pool.HikariPool - 支付失败 \"HikariPool-1 - Connection is not "
+             "available, request timed out after 30000ms\" orderId=2026112907302330" +
+             std::to_string(i) + " channel=wechat amount=145.90 trace=7f3a9c2e"});
+  }
+  tools::ToolResult result = logs;
+  tools::Canonicalize(result, tools::ResultLimits{});
+  return result;
+}
+
+void BM_ObservationWrittenThenEscaped(benchmark::State& state) {
+  tools::ToolResult result = ThirtyEventResult();
+  for (auto _ : state) {
+    auto encoded = model::EncodeContent(tools::ResultObservation(result, {}));
+    benchmark::DoNotOptimize(encoded);
+  }
+}
+BENCHMARK(BM_ObservationWrittenThenEscaped)->Unit(benchmark::kMicrosecond);
+
+void BM_ObservationWrittenAsLiteral(benchmark::State& state) {
+  tools::ToolResult result = ThirtyEventResult();
+  for (auto _ : state) {
+    auto encoded = std::make_shared<const std::string>(tools::ResultObservationLiteral(result, {}));
+    benchmark::DoNotOptimize(encoded);
+  }
+}
+BENCHMARK(BM_ObservationWrittenAsLiteral)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace diagd

@@ -102,11 +102,11 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
         // Kept as the model sees it; a cancelled turn's never reach it.
         if (response.executed && !turn.cancelled) {
           observation_messages.push_back(request.messages.size());
-          execution.observations.push_back({response.tool_call_id, {}, true});
+          execution.observations.push_back({response.tool_call_id, {}});
         }
         // Held encoded, as every later request sends it (Message::encoded_content).
         model::Message observation{model::Role::kTool, {}, {}, response.tool_call_id};
-        observation.encoded_content = model::EncodeContent(response.observation_json);
+        observation.encoded_content = std::move(response.observation);
         request.messages.push_back(std::move(observation));
       }
       if (turn.cancelled) {

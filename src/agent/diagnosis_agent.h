@@ -46,6 +46,12 @@ struct OutputRejection {
   std::size_t output_bytes = 0;
 };
 
+// An executed tool call's observation, as the model was given it.
+struct ExecutedObservation {
+  std::string tool_call_id;
+  std::string observation_json;
+};
+
 struct DiagnosisAgentExecution {
   std::optional<DiagnosisDraft> draft;
   harness::ProgressSnapshot snapshot;
@@ -55,7 +61,7 @@ struct DiagnosisAgentExecution {
   std::vector<AgentStep> steps;
   // What the model was given for each executed tool call, in order, for
   // the run record (rejected requests have none).
-  std::vector<harness::ToolCallResponse> observations;
+  std::vector<ExecutedObservation> observations;
 };
 
 struct DiagnosisAgentDeps {

@@ -23,7 +23,23 @@ std::string TracedToolName(const ToolCallRequest& call) {
   return text::TruncateCodePoints(call.tool_name, kMaxTracedToolNameChars);
 }
 
+// A result's observation, written as the request body carries it: a tool
+// result is most of a run's bytes, and writing its text and then escaping
+// that took two passes over it and a copy of it (docs/performance.md).
+model::SharedBytes EncodedResultObservation(
+    const tools::ToolResult& result, const tools::ObservationLimits& limits,
+    std::optional<std::string_view> stop_reason = std::nullopt) {
+  return std::make_shared<const std::string>(
+      tools::ResultObservationLiteral(result, limits, stop_reason));
+}
+
 }  // namespace
+
+std::string ToolCallResponse::ObservationJson() const {
+  model::Message message;
+  message.encoded_content = observation;
+  return model::ContentOf(message);
+}
 
 const char* ProgressStatusString(ProgressStatus status) {
   switch (status) {
@@ -89,7 +105,7 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
       break;
     }
     executed_ = false;
-    std::optional<std::string> observation;
+    std::optional<model::SharedBytes> observation;
     if (ctx_.tracker.IsSaturated()) {
       // An earlier call of this same response brought the stop.
       observation = RejectForStop(call, "INFORMATION_SATURATED");
@@ -109,7 +125,7 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
   return turn;
 }
 
-std::optional<std::string> ToolInterceptor::HandleCall(const ToolCallRequest& call) {
+std::optional<model::SharedBytes> ToolInterceptor::HandleCall(const ToolCallRequest& call) {
   const std::string& id = call.tool_call_id;
   auto tool = tools::ParseToolName(call.tool_name);
   if (!tool) {
@@ -170,20 +186,20 @@ std::optional<std::string> ToolInterceptor::HandleCall(const ToolCallRequest& ca
                        {"error_code", std::string("DUPLICATE_SCOPE")}});
     Report(call, scope.summary, ProgressStatus::kStarted);
     Report(call, scope.summary, ProgressStatus::kRejected);
-    return tools::DuplicateScopeObservation(id, *owner);
+    return model::EncodeContent(tools::DuplicateScopeObservation(id, *owner));
   }
 
   // Step 7: run it through the tool boundary.
   bool budget_exhausted = false;
-  std::string observation = Execute(call, *tool, std::move(*request), std::move(scope),
-                                    &budget_exhausted);
+  model::SharedBytes observation = Execute(call, *tool, std::move(*request), std::move(scope),
+                                           &budget_exhausted);
   if (budget_exhausted) return std::nullopt;
   return observation;
 }
 
-std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
-                                     tools::ToolRequest request, tools::Scope scope,
-                                     bool* budget_exhausted) {
+model::SharedBytes ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
+                                            tools::ToolRequest request, tools::Scope scope,
+                                            bool* budget_exhausted) {
   const std::string& id = call.tool_call_id;
   std::string summary = scope.summary;
   Report(call, summary, ProgressStatus::kStarted);
@@ -206,27 +222,27 @@ std::string ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
   switch (status) {
     case EvidenceStatus::kError:
       // Not graded, scope not executed: a retry of the same scope is allowed.
-      return tools::ErrorObservation(id, record.error_code.value_or(
-                                             tools::ToolErrorCode::kToolUnavailable),
-                                     record.error_message);
+      return model::EncodeContent(tools::ErrorObservation(
+          id, record.error_code.value_or(tools::ToolErrorCode::kToolUnavailable),
+          record.error_message));
     case EvidenceStatus::kNoEvidence: {
       ProgressUpdate update = ctx_.tracker.ApplyHarnessNoGain();
       TraceEvaluated(id, tool, InformationGain::kNoGain, "HARNESS", update);
       std::optional<std::string_view> stop;
       if (update.saturated_now) stop = StopReasonString(*update.stop_reason);
-      return tools::ResultObservation(record.result, ctx_.observation_limits, stop);
+      return EncodedResultObservation(record.result, ctx_.observation_limits, stop);
     }
     case EvidenceStatus::kEvidenceFound:
       // Pending now: only the model decides whether found content is useful.
-      return tools::ResultObservation(record.result, ctx_.observation_limits);
+      return EncodedResultObservation(record.result, ctx_.observation_limits);
   }
   return {};
 }
 
-std::string ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
-                                               const char* error_code,
-                                               std::optional<ViolationType> violation,
-                                               const std::string& repair_observation) {
+model::SharedBytes ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
+                                                      const char* error_code,
+                                                      std::optional<ViolationType> violation,
+                                                      const std::string& repair_observation) {
   ProgressUpdate update = ctx_.tracker.RecordProtocolViolation();
   bool stops = update.saturated_now;
   std::vector<TraceField> fields{{"tool_call_id", call.tool_call_id},
@@ -242,11 +258,15 @@ std::string ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
   ctx_.trace.Record(TraceEventType::kToolRequestRejected, std::move(fields));
   Report(call, {}, ProgressStatus::kStarted);
   Report(call, {}, ProgressStatus::kRejected);
-  if (stops) return tools::StopObservation(call.tool_call_id, StopReasonString(*update.stop_reason));
-  return repair_observation;
+  if (stops) {
+    return model::EncodeContent(
+        tools::StopObservation(call.tool_call_id, StopReasonString(*update.stop_reason)));
+  }
+  return model::EncodeContent(repair_observation);
 }
 
-std::string ToolInterceptor::RejectForStop(const ToolCallRequest& call, const char* error_code) {
+model::SharedBytes ToolInterceptor::RejectForStop(const ToolCallRequest& call,
+                                                  const char* error_code) {
   StopReason reason = ctx_.tracker.stop_reason().value_or(StopReason::kInformationSaturated);
   ctx_.trace.Record(TraceEventType::kToolRequestRejected,
                     {{"tool_call_id", call.tool_call_id},
@@ -255,7 +275,7 @@ std::string ToolInterceptor::RejectForStop(const ToolCallRequest& call, const ch
                      {"stop_reason", std::string(StopReasonString(reason))}});
   Report(call, {}, ProgressStatus::kStarted);
   Report(call, {}, ProgressStatus::kRejected);
-  return tools::StopObservation(call.tool_call_id, StopReasonString(reason));
+  return model::EncodeContent(tools::StopObservation(call.tool_call_id, StopReasonString(reason)));
 }
 
 void ToolInterceptor::TraceEvaluated(const std::string& tool_call_id, ToolName tool,

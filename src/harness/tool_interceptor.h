@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/progress_tracker.h"
+#include "model/chat_model.h"
 #include "harness/trace.h"
 #include "tools/observation.h"
 #include "tools/tool_boundary.h"
@@ -31,10 +32,15 @@ struct ToolCallRequest {
 // The tool message to send back.
 struct ToolCallResponse {
   std::string tool_call_id;
-  std::string observation_json;
+  // The observation (CONTRACT.md section 3) as the request body carries it:
+  // its JSON text as one JSON string literal (model::Message::encoded_content).
+  model::SharedBytes observation;
   // The call went through the tool boundary (the observation comes from its
   // result, ERROR included); false for a request the harness rejected.
   bool executed = false;
+
+  // The observation's JSON text, read back.
+  std::string ObservationJson() const;
 };
 
 struct TurnResult {
@@ -101,17 +107,18 @@ class ToolInterceptor {
 
  private:
   // Steps 1 to 7 for one call. Returns nothing when the budget refused it.
-  std::optional<std::string> HandleCall(const ToolCallRequest& call);
+  std::optional<model::SharedBytes> HandleCall(const ToolCallRequest& call);
 
-  std::string RejectAsViolation(const ToolCallRequest& call, const char* error_code,
-                                std::optional<tools::ViolationType> violation,
-                                const std::string& repair_observation);
-  std::string RejectForStop(const ToolCallRequest& call, const char* error_code);
+  model::SharedBytes RejectAsViolation(const ToolCallRequest& call, const char* error_code,
+                                       std::optional<tools::ViolationType> violation,
+                                       const std::string& repair_observation);
+  model::SharedBytes RejectForStop(const ToolCallRequest& call, const char* error_code);
   void TraceEvaluated(const std::string& tool_call_id, tools::ToolName tool,
                       tools::InformationGain gain, const char* producer,
                       const ProgressUpdate& update);
-  std::string Execute(const ToolCallRequest& call, tools::ToolName tool,
-                      tools::ToolRequest request, tools::Scope scope, bool* budget_exhausted);
+  model::SharedBytes Execute(const ToolCallRequest& call, tools::ToolName tool,
+                             tools::ToolRequest request, tools::Scope scope,
+                             bool* budget_exhausted);
 
   void Report(const ToolCallRequest& call, const std::string& scope, ProgressStatus status);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/json_writer.h"
+#include "core/text.h"
 
 #include <random>
 
@@ -103,6 +104,71 @@ TEST(Json, EscapingRoundTripsRandomTextAtEveryPosition) {
     std::string read = "kept ";
     ASSERT_TRUE(ReadEscaped(escaped, read)) << escaped;
     ASSERT_EQ(read, "kept " + s) << escaped;
+  }
+}
+
+// A document written as a string literal is, byte for byte, what escaping
+// the document written plainly gives (its text made valid UTF-8 first), and
+// knows the size of that text: random documents of every kind of value,
+// strings of characters that need escaping at both levels.
+TEST(JsonWriter, AStringLiteralIsTheEscapeOfTheDocumentWrittenPlainly) {
+  std::mt19937 rng(7);
+  const std::string alphabet[] = {"a", "订", "\"", "\\", "\n", "\x01", "/", "\xff", "\xe8\xae"};
+  auto random_string = [&] {
+    std::string s;
+    int length = static_cast<int>(rng() % 12);
+    for (int i = 0; i < length; ++i) s += alphabet[rng() % std::size(alphabet)];
+    return s;
+  };
+  for (int round = 0; round < 500; ++round) {
+    JsonWriter plain;
+    JsonWriter literal(16, JsonWriter::Form::kStringLiteral);
+    auto both = [&](auto write) {
+      write(plain);
+      write(literal);
+    };
+    both([](JsonWriter& w) { w.BeginObject(); });
+    int members = static_cast<int>(rng() % 6);
+    for (int m = 0; m < members; ++m) {
+      std::string key = random_string();
+      both([&](JsonWriter& w) { w.Key(key); });
+      switch (rng() % 6) {
+        case 0: {
+          std::string value = random_string();
+          both([&](JsonWriter& w) { w.String(value); });
+          break;
+        }
+        case 1: {
+          auto n = static_cast<std::int64_t>(rng()) - 2'000'000'000;
+          both([&](JsonWriter& w) { w.Int(n); });
+          break;
+        }
+        case 2:
+          both([](JsonWriter& w) { w.Double(0.25).Bool(false); });
+          break;
+        case 3:
+          both([](JsonWriter& w) { w.Null(); });
+          break;
+        case 4: {
+          std::string a = random_string(), b = random_string();
+          both([&](JsonWriter& w) {
+            w.BeginArray().String(a).BeginObject().Key(b).Bool(true).EndObject().EndArray();
+          });
+          break;
+        }
+        default: {
+          std::string raw = "{\"r\":\"" + std::string(rng() % 2 ? "\\n" : "\xff") + "\"}";
+          both([&](JsonWriter& w) { w.Raw(raw); });
+          break;
+        }
+      }
+    }
+    both([](JsonWriter& w) { w.EndObject(); });
+    std::string text = text::SanitizeUtf8(plain.str());
+    ASSERT_EQ(literal.text_size(), text.size()) << text;
+    std::string expected;
+    AppendEscaped(text, expected);
+    ASSERT_EQ(literal.Take(), expected) << text;
   }
 }
 

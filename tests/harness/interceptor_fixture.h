@@ -63,13 +63,13 @@ class InterceptorTest : public ::testing::Test {
     TurnResult turn = interceptor_.HandleTurn(std::span(&request, 1));
     EXPECT_EQ(turn.responses.size(), 1u);
     if (turn.responses.empty()) return {};
-    observations_.push_back(turn.responses[0].observation_json);
-    return turn.responses[0].observation_json;
+    observations_.push_back(turn.responses[0].ObservationJson());
+    return turn.responses[0].ObservationJson();
   }
 
   TurnResult Turn(const std::vector<ToolCallRequest>& calls) {
     TurnResult turn = interceptor_.HandleTurn(calls);
-    for (const auto& response : turn.responses) observations_.push_back(response.observation_json);
+    for (const auto& response : turn.responses) observations_.push_back(response.ObservationJson());
     return turn;
   }
 

@@ -314,7 +314,7 @@ TEST_F(InterceptorTest, CallsAfterTheStopInTheSameResponseGetTheSameStop) {
                           {"call_4", "search_documents", Args(DocsInput("y"))}});
   ASSERT_EQ(turn.responses.size(), 3u);
   for (const auto& response : turn.responses) {
-    auto obs = Obj(response.observation_json);
+    auto obs = Obj(response.ObservationJson());
     EXPECT_EQ(obs.at("tool_call_id").as_string(), response.tool_call_id);
     EXPECT_EQ(obs.at("stop_required"), true);
     EXPECT_EQ(obs.at("reason"), "PROGRESS_PROTOCOL_VIOLATED");
@@ -329,8 +329,8 @@ TEST_F(InterceptorTest, SecondCallInOneResponseIsRejectedWhileTheFirstIsPending)
   TurnResult turn = Turn({{"call_1", "search_documents", Args(DocsInput("a"))},
                           {"call_2", "query_logs", Args(LogsInput("gateway", "x"))}});
   ASSERT_EQ(turn.responses.size(), 2u);
-  EXPECT_EQ(Obj(turn.responses[0].observation_json).at("evidence_status"), "EVIDENCE_FOUND");
-  auto second = Obj(turn.responses[1].observation_json);
+  EXPECT_EQ(Obj(turn.responses[0].ObservationJson()).at("evidence_status"), "EVIDENCE_FOUND");
+  auto second = Obj(turn.responses[1].ObservationJson());
   EXPECT_EQ(second.at("violation_type"), "MISSING_PREVIOUS_OBSERVATION");
   EXPECT_EQ(second.at("expected_previous_tool_call_id"), "call_1");
   EXPECT_EQ(ToolRuns(), 1);
