@@ -12,8 +12,8 @@
 #include "model/chat_model.h"
 #include "tools/canonical_store.h"
 #include "tools/observation.h"
-#include "tools/tool_result.h"
 #include "tools/testing/scripted_adapter.h"
+#include "tools/tool_result.h"
 
 namespace diagd {
 namespace {
