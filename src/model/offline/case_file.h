@@ -70,6 +70,10 @@ struct ResourceRecord {
   std::string table;
   int doc = -1;                     // the DocHit (index in CaseFile::docs) that named the table
   std::vector<std::string> quotes;  // exact cell texts: the matching one first, then the others
+  // Whether the row says why the thing fails: it expired before the failure
+  // was first seen, or its state is an outage, a removal, a revocation. A row
+  // of measurements (a disk at 100%) only restates the symptom.
+  bool says_why = false;
 };
 
 struct CaseFile {

@@ -35,7 +35,7 @@ struct CitedChange {
 // change table (deployments, changes, config_changes...).
 std::optional<CitedChange> ChangeRowOf(const bj::object& observation, const std::string& quote) {
   std::string table = TableOf(json::GetString(observation, "sql").value_or(""));
-  if (table.empty() || !IsChangeTable(table)) return std::nullopt;
+  if (table.empty()) return std::nullopt;
   const auto* columns = observation.if_contains("columns");
   const auto* rows = observation.if_contains("rows");
   if (columns == nullptr || !columns->is_array() || rows == nullptr || !rows->is_array())
@@ -44,6 +44,7 @@ std::optional<CitedChange> ChangeRowOf(const bj::object& observation, const std:
   for (const auto& column : columns->as_array()) {
     info.columns.push_back(column.is_string() ? std::string(column.as_string()) : std::string());
   }
+  if (!IsChangeTable(info)) return std::nullopt;
   std::string time_column = TimeColumnOf(info);
   auto time_at = std::find(info.columns.begin(), info.columns.end(), time_column);
   for (const auto& row : rows->as_array()) {

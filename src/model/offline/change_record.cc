@@ -9,43 +9,6 @@
 namespace diagd::model::offline {
 namespace {
 
-// Column positions by role, from the column names.
-struct Roles {
-  int service = -1, version = -1, time = -1, summary = -1, ticket = -1, db_change = -1;
-  int key = -1, old_value = -1, new_value = -1;  // a configuration change's
-};
-
-int FindColumn(const std::vector<std::string>& columns, std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (text::AsciiLower(columns[i]) == name) return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
-
-Roles RolesOf(const std::vector<std::string>& columns, const std::string& time_column) {
-  Roles roles;
-  roles.service = FindColumn(columns, {"service", "service_name", "app", "application", "component",
-                                       "system", "target", "module", "name", "data_id"});
-  roles.version = FindColumn(columns, {"version", "tag", "release", "revision", "build"});
-  roles.summary =
-      FindColumn(columns, {"change_summary", "summary", "description", "desc", "details", "detail",
-                           "content", "comment", "title", "message", "change", "note"});
-  roles.key = FindColumn(columns, {"config_key", "key", "setting", "parameter", "param", "item"});
-  roles.old_value = FindColumn(columns, {"old_value", "old", "before", "from_value"});
-  roles.new_value = FindColumn(columns, {"new_value", "new", "after", "to_value"});
-  roles.ticket = FindColumn(columns, {"ticket", "change_id", "jira", "issue", "request_id"});
-  for (std::size_t i = 0; i < columns.size(); ++i) {
-    std::string lower = text::AsciiLower(columns[i]);
-    if (lower == text::AsciiLower(time_column)) roles.time = static_cast<int>(i);
-    bool db = lower.find("db") != std::string::npos || lower.find("ddl") != std::string::npos ||
-              lower.find("schema") != std::string::npos;
-    if (db && roles.db_change < 0) roles.db_change = static_cast<int>(i);
-  }
-  return roles;
-}
-
 std::string CellText(const std::vector<Cell>& row, int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= row.size()) return {};
   return row[static_cast<std::size_t>(index)].text;
@@ -263,7 +226,7 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
         !ParseChangeQuery(call.input.sql, &table, &order_column)) {
       continue;
     }
-    Roles roles = RolesOf(call.columns, order_column);
+    ChangeColumns roles = ChangeColumnsOf(call.columns, order_column);
     for (const auto& row : call.rows) {
       std::string time = SortableTime(CellText(row, roles.time));
       if (time.empty() || time < earliest || time > latest) continue;

@@ -114,7 +114,8 @@ std::string RouteAnswer(const std::string& raw) {
   }
   if (HasAny(question,
              {"为什么", "为啥", "怎么回事", "什么原因", "原因是", "根因", "排查", "帮我查", "why",
-              "what happened", "root cause", "what's wrong", "what is wrong"})) {
+              "what happened", "root cause", "the cause", "what caused", "causing", "what's wrong",
+              "what is wrong"})) {
     return Route("DIAGNOSIS");
   }
   if (HasAny(question,

@@ -307,17 +307,17 @@ std::vector<DraftCitation> Citations(const InvestigationState& state, const Case
 Draft BuildDraft(const InvestigationState& state, const QuestionAnalysis& analysis,
                  const CaseFile& file) {
   Draft draft;
-  // One service's errors alone say where it hurts, not why: a conclusion
-  // needs a cause, either a deeper link of the chain (the dependency that
-  // fails under the symptom) or a change that fits it (FindChangeRecord:
-  // before the failure, about what the errors show). A runbook section that
-  // speaks to the symptom corroborates a cause; it is none by itself.
+  // A conclusion names why, not only what: the chain must end at a cause the
+  // data records before the failure, a change that fits it (FindChangeRecord:
+  // before the failure, about what the errors show) or a resource that
+  // expired or went down (FindResourceRecord). A chain that ends at a
+  // symptom (an error, a timeout, a full disk, an exhausted pool, a failing
+  // dependency) says where it hurts: findings, and what to check next. A
+  // runbook section that speaks to the symptom corroborates a cause; it is
+  // none by itself.
   bool failing = std::any_of(file.chain.begin(), file.chain.end(),
                              [&](std::size_t position) { return IsFailure(file.hops[position]); });
-  // A row of the table a runbook section names, about the host, address or
-  // path of the errors (a certificate, a partner's status), is such a cause.
-  bool holds = failing && (file.chain.size() >= 2 || file.change.has_value() ||
-                           file.resource.has_value());
+  bool holds = failing && (file.change.has_value() || (file.resource && file.resource->says_why));
   if (holds) {
     DraftConclusion conclusion;
     conclusion.root_cause = RootCause(state, analysis, file);

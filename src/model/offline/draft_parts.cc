@@ -84,6 +84,17 @@ std::string DescribeNoEvidence(const CallRecord& call, bool en) {
   }
 }
 
+bool IsKnownChangeTable(const CaseFile& file, const std::string& datasource,
+                        const std::string& name) {
+  for (const auto& schema : file.schemas) {
+    if (schema.datasource != datasource) continue;
+    for (const auto& table : schema.tables) {
+      if (table.name == name) return IsChangeTable(table);
+    }
+  }
+  return false;
+}
+
 std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t index,
                                          const CaseFile& file, bool en) {
   std::string table, order_column;
@@ -93,7 +104,8 @@ std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t ind
     for (const auto& row : call.rows) {
       if (row.empty() || !row[0].is_text || row[0].text.rfind("sqlite_", 0) == 0) continue;
       names.push_back(row[0].text);
-      if (prefer.empty() && IsChangeTable(row[0].text)) prefer = row[0].text;
+      if (prefer.empty() && IsKnownChangeTable(file, call.input.datasource, row[0].text))
+        prefer = row[0].text;
     }
     std::string quote = TextCell(call, prefer);
     if (quote.empty()) return std::nullopt;
@@ -313,12 +325,21 @@ std::vector<std::string> BuildMissingInfo(const InvestigationState& state,
                            : "更具体的错误信息或时间范围：" + JoinList(analysis.topics, false) +
                                  " 在所查时间窗内没有错误或告警日志。");
     } else {
+      // The chain ends at a symptom: say where it ends and what would say why.
+      const LogHop& deepest = file.Deepest() ? *file.Deepest() : file.hops.front();
+      std::string since = FirstSeenFailure(file);
+      std::string before = since.empty() ? std::string() : (en ? " before " : " 在 ") + since;
       missing.push_back(
-          en ? "Where the errors of " + file.hops.front().topic +
-                   " come from: they name no other service, and no runbook or change record "
-                   "explains them."
-             : file.hops.front().topic +
-                   " 报错的来源：错误中没有指向其他服务，也没有 Runbook 或变更记录能解释。");
+          en ? "Why " + deepest.topic +
+                   " fails: the data checked shows the failure but no cause recorded" + before +
+                   " (a release, a configuration push, an expiry, a deletion, a capacity change). "
+                   "Check what changed on " + deepest.topic + " and what it depends on" + before +
+                   "."
+             : deepest.topic + " 为什么失败：所查数据只显示了故障现象，没有找到" +
+                   (since.empty() ? std::string() : since + " 之前") +
+                   "记录的原因（发布、配置推送、证书过期、记录删除、容量变化）。请核对" +
+                   (since.empty() ? std::string() : since + " 之前 ") + deepest.topic +
+                   " 及其依赖的变更。");
     }
   }
   return missing;

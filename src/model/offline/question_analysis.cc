@@ -304,6 +304,10 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
     // A word for what the system does (登录, 支付) with no topic of its
     // name: not a service the data lacks; it is served somewhere.
     bool function_only = false;
+    // A name that is no service ("order-events", a consumer group): it
+    // points at no topic, and the service words inside it ("order") are
+    // part of it, not services the question names.
+    bool other_name = false;
   };
   bool topics_known = !topics.empty();
   std::vector<Hit> hits;
@@ -321,9 +325,12 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
                           name.ends_with("-api") || name.ends_with("-server") ||
                           name.ends_with("-worker") || name.ends_with("-svc");
       // No topic list: the backend accepts any plain name, so try it.
-      if (service_like)
+      if (service_like) {
         hits.push_back(
             {at, topics_known ? std::vector<std::string>{} : std::vector<std::string>{name}, name});
+      } else {
+        hits.push_back({at, {}, name, false, true});
+      }
     }
   }
 
@@ -362,6 +369,7 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
       }
     }
   }
+  std::erase_if(hits, [](const Hit& hit) { return hit.other_name; });
   std::stable_sort(hits.begin(), hits.end(),
                    [](const Hit& a, const Hit& b) { return a.at < b.at; });
   if (hits.size() > kMaxServiceWords) hits.resize(kMaxServiceWords);

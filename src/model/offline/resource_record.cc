@@ -51,6 +51,12 @@ std::string Identity(const std::vector<Cell>& row) {
   return identity;
 }
 
+bool IsExpiryColumn(const std::string& column) {
+  std::string lower = text::AsciiLower(column);
+  return lower.find("not_after") != std::string::npos || lower.find("expir") != std::string::npos ||
+         lower.find("valid_until") != std::string::npos;
+}
+
 // A row that says its thing is well ("operational", "healthy", 正常), or
 // that it expires only after the failure began (a certificate's not_after
 // next year), shows no cause.
@@ -66,12 +72,36 @@ bool ShowsItWell(const std::vector<std::string>& columns, const std::vector<Cell
     for (const char* word : kWell) {
       if (text::AsciiLower(value) == word) return true;
     }
-    std::string column = i < columns.size() ? text::AsciiLower(columns[i]) : std::string();
-    bool expiry = column.find("not_after") != std::string::npos ||
-                  column.find("expir") != std::string::npos ||
-                  column.find("valid_until") != std::string::npos;
+    bool expiry = i < columns.size() && IsExpiryColumn(columns[i]);
     std::string time = SortableTime(value);
     if (expiry && !time.empty() && !failure_seen.empty() && time > failure_seen) return true;
+  }
+  return false;
+}
+
+// Whether the row says why its thing fails, not only that it does: an
+// expiry already passed when the failure was first seen, or a state that is
+// an outage, a removal or a revocation. Samples of a measurement (used_pct
+// 100) restate the symptom and say no why.
+bool SaysWhy(const std::vector<std::string>& columns, const std::vector<Cell>& row,
+             const std::string& failure_seen) {
+  static const char* const kDown[] = {
+      "expired", "revoked", "deleted",  "removed",  "degraded",       "outage", "down",
+      "failed",  "failing", "disabled", "suspended", "decommissioned", "maintenance",
+      "unavailable", "过期", "已过期",   "吊销",     "删除",           "已删除", "下线",
+      "故障",    "维护中",  "停用",     "不可用"};
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const Cell& cell = row[i];
+    if (!cell.is_text) continue;
+    std::string value = text::AsciiLower(std::string(Trim(cell.text)));
+    for (const char* word : kDown) {
+      if (value == word) return true;
+    }
+    std::string time = SortableTime(value);
+    if (i < columns.size() && IsExpiryColumn(columns[i]) && !time.empty() &&
+        !failure_seen.empty() && time <= failure_seen) {
+      return true;
+    }
   }
   return false;
 }
@@ -116,6 +146,7 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
       ResourceRecord record;
       record.call = c;
       record.table = table;
+      record.says_why = SaysWhy(call.columns, *found, failure_seen);
       record.quotes.push_back((*found)[matching_cell].text);
       for (std::size_t i = 0; i < found->size(); ++i) {
         const Cell& cell = (*found)[i];

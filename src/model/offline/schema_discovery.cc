@@ -140,14 +140,6 @@ std::vector<std::string> ColumnsOfCreateTable(const std::string& create_sql) {
   return columns;
 }
 
-bool IsChangeTable(const std::string& table) {
-  std::string name = text::AsciiLower(table);
-  for (const char* mark : {"deploy", "release", "change", "rollout", "publish"}) {
-    if (name.find(mark) != std::string::npos) return true;
-  }
-  return false;
-}
-
 std::string TimeColumnOf(const TableInfo& table) {
   static const char* const kPreferred[] = {"deployed_at", "released_at", "changed_at", "applied_at",
                                            "executed_at", "started_at",  "created_at", "start_time",
@@ -164,12 +156,70 @@ std::string TimeColumnOf(const TableInfo& table) {
   return {};
 }
 
+namespace {
+
+int FindColumn(const std::vector<std::string>& columns, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (text::AsciiLower(columns[i]) == name) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool NamedLikeChanges(const std::string& table) {
+  std::string name = text::AsciiLower(table);
+  for (const char* mark : {"deploy", "release", "change", "rollout", "publish"}) {
+    if (name.find(mark) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ChangeColumns ChangeColumnsOf(const std::vector<std::string>& columns,
+                              const std::string& time_column) {
+  ChangeColumns roles;
+  roles.service = FindColumn(columns, {"service", "service_name", "app", "application", "component",
+                                       "system", "target", "module", "ci_name", "ci", "resource",
+                                       "name", "data_id"});
+  roles.version = FindColumn(columns, {"version", "tag", "release", "revision", "build"});
+  roles.summary = FindColumn(
+      columns, {"change_summary", "summary", "description", "desc", "details", "detail",
+                "change_text", "content", "comment", "title", "message", "change", "note", "notes",
+                "action"});
+  roles.key = FindColumn(columns, {"config_key", "key", "setting", "parameter", "param", "item"});
+  roles.old_value = FindColumn(columns, {"old_value", "old", "before", "from_value"});
+  roles.new_value = FindColumn(columns, {"new_value", "new", "after", "to_value"});
+  roles.ticket = FindColumn(columns, {"ticket", "ticket_id", "change_id", "jira", "issue",
+                                      "request_id", "ref", "reference"});
+  roles.actor = FindColumn(columns, {"operator", "author", "owner", "requester", "requested_by",
+                                     "changed_by", "created_by", "executor", "assignee", "by",
+                                     "user", "who"});
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::string lower = text::AsciiLower(columns[i]);
+    if (lower == text::AsciiLower(time_column)) roles.time = static_cast<int>(i);
+    bool db = lower.find("db") != std::string::npos || lower.find("ddl") != std::string::npos ||
+              lower.find("schema") != std::string::npos;
+    if (db && roles.db_change < 0) roles.db_change = static_cast<int>(i);
+  }
+  return roles;
+}
+
+bool IsChangeTable(const TableInfo& table) {
+  if (NamedLikeChanges(table.name)) return true;
+  std::string time = TimeColumnOf(table);
+  if (time.empty()) return false;
+  ChangeColumns roles = ChangeColumnsOf(table.columns, time);
+  return roles.summary >= 0 && (roles.ticket >= 0 || roles.actor >= 0 || roles.key >= 0);
+}
+
 std::vector<const TableInfo*> ChangeTables(const DatasourceSchema& schema) {
   constexpr std::size_t kMaxChangeTables = 2;
   std::vector<const TableInfo*> tables;
   for (const auto& table : schema.tables) {
     if (tables.size() == kMaxChangeTables) break;
-    if (IsChangeTable(table.name) && IsPlainIdentifier(table.name)) tables.push_back(&table);
+    if (IsChangeTable(table) && IsPlainIdentifier(table.name)) tables.push_back(&table);
   }
   return tables;
 }
@@ -178,8 +228,7 @@ std::vector<const TableInfo*> TablesNamedIn(const DatasourceSchema& schema,
                                             const std::string& text) {
   std::vector<const TableInfo*> tables;
   for (const auto& table : schema.tables) {
-    if (!IsChangeTable(table.name) && IsPlainIdentifier(table.name) &&
-        ContainsName(text, table.name)) {
+    if (!IsChangeTable(table) && IsPlainIdentifier(table.name) && ContainsName(text, table.name)) {
       tables.push_back(&table);
     }
   }
@@ -188,6 +237,7 @@ std::vector<const TableInfo*> TablesNamedIn(const DatasourceSchema& schema,
 
 namespace {
 constexpr std::size_t kResourceRows = 20;
+constexpr std::size_t kChangeRows = 10;
 }  // namespace
 
 std::string ResourceQuerySql(const TableInfo& table) {
@@ -202,7 +252,7 @@ bool ParseResourceQuery(const std::string& sql, std::string* table) {
   if (sql.rfind(kPrefix, 0) != 0) return false;
   auto space = sql.find(' ', kPrefix.size());
   *table = sql.substr(kPrefix.size(), space - kPrefix.size());
-  return !IsChangeTable(*table) && sql.ends_with(" LIMIT " + std::to_string(kResourceRows));
+  return sql.ends_with(" LIMIT " + std::to_string(kResourceRows));
 }
 
 const TableInfo* FindStatusTable(const DatasourceSchema& schema,
@@ -210,7 +260,7 @@ const TableInfo* FindStatusTable(const DatasourceSchema& schema,
   for (const auto& stem : stems) {
     for (const auto& table : schema.tables) {
       std::string name = text::AsciiLower(table.name);
-      if (!IsPlainIdentifier(table.name) || IsChangeTable(name)) continue;
+      if (!IsPlainIdentifier(table.name) || IsChangeTable(table)) continue;
       if (name != stem && name != stem + "s" && name != stem + "_record" &&
           name != stem + "_records") {
         continue;
@@ -235,14 +285,14 @@ bool ParseChangeQuery(const std::string& sql, std::string* table, std::string* o
     auto start = order + 10;
     *order_column = sql.substr(start, sql.find(' ', start) - start);
   }
-  return IsChangeTable(*table);
+  return sql.ends_with(" DESC LIMIT " + std::to_string(kChangeRows));
 }
 
 std::string ChangeQuerySql(const TableInfo& table) {
   std::string time = TimeColumnOf(table);
   if (!IsPlainIdentifier(time)) time.clear();
   return "SELECT * FROM " + table.name + " ORDER BY " + (time.empty() ? "1" : time) +
-         " DESC LIMIT 10";
+         " DESC LIMIT " + std::to_string(kChangeRows);
 }
 
 std::string StatusQuerySql(const TableInfo& table, bool with_since) {

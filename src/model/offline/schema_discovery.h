@@ -46,10 +46,23 @@ std::vector<DatasourceSchema> ReadSchemas(const InvestigationState& state);
 // Column names of a CREATE TABLE statement (comments and constraints skipped).
 std::vector<std::string> ColumnsOfCreateTable(const std::string& create_sql);
 
-bool IsChangeTable(const std::string& table);
 // The column a table is ordered by time with ("deployed_at", "created_at"...);
 // empty when none looks like a time.
 std::string TimeColumnOf(const TableInfo& table);
+
+// Column positions of a change record by role, from the column names; -1
+// where no column plays the role.
+struct ChangeColumns {
+  int service = -1, version = -1, time = -1, summary = -1, ticket = -1, actor = -1, db_change = -1;
+  int key = -1, old_value = -1, new_value = -1;  // a configuration change's
+};
+ChangeColumns ChangeColumnsOf(const std::vector<std::string>& columns,
+                              const std::string& time_column);
+
+// A record of changes: named like one (deployments, releases, changes...),
+// or shaped like one whatever its name (ops_tickets, cmdb_events): a time,
+// what was done in words, and a ticket, an actor or the thing changed.
+bool IsChangeTable(const TableInfo& table);
 
 // The change records of a datasource, at most two (deployments and
 // config_changes: a release and a configuration push are both changes).
@@ -69,7 +82,9 @@ const TableInfo* FindStatusTable(const DatasourceSchema& schema,
                                  const std::vector<std::string>& stems);
 
 std::string ChangeQuerySql(const TableInfo& table);
-// Whether `sql` is a ChangeQuerySql statement; its table and order column.
+// Whether `sql` is a ChangeQuerySql statement (by its form: the change
+// query reads ten rows, the resource query twenty); its table and order
+// column.
 bool ParseChangeQuery(const std::string& sql, std::string* table, std::string* order_column);
 // With `since` ("YYYY-MM-DD HH:MM:SS"), rows from then on (bound as the one
 // parameter); otherwise every row.

@@ -4,67 +4,36 @@
 // answers 500. English prompts; a change table named `changes` with its own
 // columns; a notice written as instructions to an AI assistant.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 
-#include <fstream>
-#include <sstream>
+#include <iostream>
+#include <memory>
 
 #include "agent/draft.h"
+#include "model/offline/incident2_folder.h"
 #include "model/offline/workspace.h"
 
 namespace diagd::model::offline {
 namespace {
 
+using testing::Incident2Folder;
 using testing::Workspace;
-
-const std::string kSource = DIAGD_SOURCE_DIR "/tests/model/offline/incident2";
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void Replace(std::string& text, const std::string& from, const std::string& to) {
-  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-}
 
 class Incident2Test : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "diagd-incident2-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    folder_ = new std::filesystem::path(pattern);
-    std::string db = (*folder_ / "shop.db").string();
-    sqlite3* handle = nullptr;
-    ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
-    char* error = nullptr;
-    int rc = sqlite3_exec(handle, Read(kSource + "/data.sql").c_str(), nullptr, nullptr, &error);
-    std::string message = error ? error : "";
-    sqlite3_free(error);
-    sqlite3_close(handle);
-    ASSERT_EQ(rc, SQLITE_OK) << message;
-    std::string config = Read(kSource + "/diagd.toml.in");
-    Replace(config, "@SOURCE@", kSource);
-    Replace(config, "@DB@", db);
-    std::ofstream(*folder_ / "diagd.toml") << config;
-    workspace_ = new Workspace(*folder_ / "diagd.toml");
+    folder_ = new Incident2Folder();
+    ASSERT_TRUE(folder_->error().empty()) << folder_->error();
+    workspace_ = new Workspace(folder_->config());
   }
   static void TearDownTestSuite() {
     delete workspace_;
-    std::error_code ignored;
-    std::filesystem::remove_all(*folder_, ignored);
     delete folder_;
   }
-  static std::filesystem::path* folder_;
+  static Incident2Folder* folder_;
   static Workspace* workspace_;
 };
-std::filesystem::path* Incident2Test::folder_ = nullptr;
+Incident2Folder* Incident2Test::folder_ = nullptr;
 Workspace* Incident2Test::workspace_ = nullptr;
 
 TEST_F(Incident2Test, CartFiveHundredsTraceBackToTheRedisMaxmemoryChange) {

@@ -301,6 +301,25 @@ TEST(NextStep, InstructionsInADocumentAreDataNotOrders) {
   EXPECT_TRUE(noted) << answer.content;
 }
 
+TEST(SchemaDiscovery, TellsAChangeRecordByItsShapeWhateverItsName) {
+  // What was done, when, and by whom or under which ticket: a change record.
+  EXPECT_TRUE(IsChangeTable({"ops_tickets", {"ticket_id", "opened_at", "component", "description"}}));
+  EXPECT_TRUE(IsChangeTable({"cmdb_events", {"event_time", "ci_name", "operator", "detail"}}));
+  // Measurements and business rows are no change records.
+  EXPECT_FALSE(IsChangeTable({"disk_usage", {"sampled_at", "host", "mount", "used_pct"}}));
+  EXPECT_FALSE(IsChangeTable({"vendor_status", {"vendor", "status", "note", "updated_at"}}));
+  EXPECT_FALSE(IsChangeTable({"ops_tickets", {"ticket_id", "component", "description"}}));
+  // The change query is told from the resource query by its form.
+  TableInfo tickets{"ops_tickets", {"ticket_id", "opened_at", "component", "description"}};
+  std::string table, order;
+  EXPECT_TRUE(ParseChangeQuery(ChangeQuerySql(tickets), &table, &order));
+  EXPECT_EQ(table, "ops_tickets");
+  EXPECT_EQ(order, "opened_at");
+  EXPECT_FALSE(ParseChangeQuery(ResourceQuerySql(tickets), &table, &order));
+  EXPECT_TRUE(ParseResourceQuery(ResourceQuerySql(tickets), &table));
+  EXPECT_FALSE(ParseResourceQuery(ChangeQuerySql(tickets), &table));
+}
+
 }  // namespace
 }  // namespace diagd::model::offline
 
@@ -338,9 +357,9 @@ TEST(SchemaDiscovery, ReadsColumnsFromACreateTableWithComments) {
       "  PRIMARY KEY (id, service)\n)");
   EXPECT_EQ(columns, (std::vector<std::string>{"id", "service", "deployed_at", "status"}));
   EXPECT_EQ(TimeColumnOf({"deployments", columns}), "deployed_at");
-  EXPECT_TRUE(IsChangeTable("releases"));
-  EXPECT_TRUE(IsChangeTable("change_log"));
-  EXPECT_FALSE(IsChangeTable("orders"));
+  EXPECT_TRUE(IsChangeTable({"releases", {}}));
+  EXPECT_TRUE(IsChangeTable({"change_log", {}}));
+  EXPECT_FALSE(IsChangeTable({"orders", {"id", "status", "created_at"}}));
 }
 
 }  // namespace

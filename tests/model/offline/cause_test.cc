@@ -1,0 +1,84 @@
+// A conclusion names why, not only what: the offline agent releases a root
+// cause only when the chain ends at a cause the data records (a change, an
+// expiry, an outage), and finds that cause in a change record of any name.
+// Both over incident2/ with its database edited.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "agent/draft.h"
+#include "model/offline/incident2_folder.h"
+#include "model/offline/workspace.h"
+
+namespace diagd::model::offline {
+namespace {
+
+using testing::Incident2Folder;
+using testing::ReplaceAll;
+using testing::Workspace;
+
+const std::string kQuestion = "Why has the cart service been returning 500 errors since about 14:25?";
+
+std::string TranscriptIfAsked(const Workspace& workspace) {
+  std::string transcript = workspace.Transcript();
+  if (getenv("DIAGD_TRANSCRIPT")) std::cout << transcript;
+  return transcript;
+}
+
+TEST(OfflineCause, FindsTheCauseInAChangeRecordOfAnyName) {
+  // Neither the table nor its time column is named like a change record;
+  // its shape (a time, what was done, a ticket and an author) is one.
+  Incident2Folder folder([](std::string& sql) {
+    ReplaceAll(sql, "changes", "ops_tickets");
+    ReplaceAll(sql, "applied_at", "opened_at");
+  });
+  ASSERT_TRUE(folder.error().empty()) << folder.error();
+  Workspace workspace(folder.config());
+  ASSERT_TRUE(workspace.ok());
+  auto execution = workspace.Run(kQuestion);
+  std::string transcript = TranscriptIfAsked(workspace);
+  ASSERT_TRUE(execution.draft && execution.draft->conclusion) << transcript;
+  const std::string& cause = execution.draft->conclusion->root_cause;
+  EXPECT_NE(cause.find("OPS-2207"), std::string::npos) << cause;
+  EXPECT_NE(cause.find("maxmemory 8gb -> 2gb"), std::string::npos) << cause;
+  EXPECT_NE(transcript.find("FROM ops_tickets ORDER BY opened_at DESC"), std::string::npos)
+      << transcript;
+}
+
+TEST(OfflineCause, AChainThatEndsAtASymptomIsFindingsNotARootCause) {
+  // Without the maxmemory change the data shows redis-cart refusing writes
+  // under cart-service's 500s, and nothing that says why.
+  Incident2Folder folder([](std::string& sql) {
+    auto row = sql.find("  (4, 'redis-cart'");
+    ASSERT_NE(row, std::string::npos);
+    sql.erase(row, sql.find('\n', row) + 1 - row);
+  });
+  ASSERT_TRUE(folder.error().empty()) << folder.error();
+  Workspace workspace(folder.config());
+  ASSERT_TRUE(workspace.ok());
+  auto execution = workspace.Run(kQuestion);
+  std::string transcript = TranscriptIfAsked(workspace);
+  ASSERT_TRUE(execution.draft.has_value()) << transcript;
+  const agent::DiagnosisDraft& draft = *execution.draft;
+  EXPECT_FALSE(draft.conclusion.has_value()) << transcript;
+  // The chain is in the findings: the 500s and what redis-cart answers.
+  auto found_on = [&](const std::string& topic) {
+    return std::any_of(draft.findings.begin(), draft.findings.end(), [&](const auto& finding) {
+      return finding.kind == agent::FindingKind::kFound &&
+             finding.statement.find(topic) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(found_on("cart-service")) << transcript;
+  EXPECT_TRUE(found_on("redis-cart")) << transcript;
+  // And what to check next: why the deepest link fails.
+  bool asks_why = std::any_of(draft.limitations.missing_info.begin(),
+                              draft.limitations.missing_info.end(), [](const std::string& item) {
+                                return item.find("Why redis-cart fails") != std::string::npos;
+                              });
+  EXPECT_TRUE(asks_why) << transcript;
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
