@@ -362,38 +362,40 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
 namespace diagd::e2e {
 namespace {
 
-// Issue 15's bar for the offline provider on the bundled suite
-// (eval/incidents): released and right on at least 2 of 3 answerable
-// incidents, no wrong release, no dishonest diagnosis, and every
-// unanswerable incident an honest fallback. Deterministic: the provider is
-// rules, the workspaces are checked in with a fixed clock.
-TEST_F(EvalTest, TheOfflineProviderMeetsIssue15sBarOnTheBundledSuite) {
+// The offline provider's bar on the bundled suite (eval/incidents): no
+// wrong, shallow or dishonest release and nothing failed; at least 10 of
+// the 13 answerable incidents right, the cause named as well as the
+// mechanism; every other incident right (its fallback or answer).
+// Deterministic: the provider is rules, the workspaces are checked in with
+// a fixed clock.
+TEST_F(EvalTest, OfflineOnTheBundledSuiteIsNeverWrongShallowOrDishonestAndRightOnTenOfThirteen) {
   fs::path team = dir_ / "offline.toml";
   std::ofstream(team) << "[model]\nprovider = \"offline\"\n";
   auto run = Eval({std::string(DIAGD_SOURCE_DIR) + "/eval/incidents", "--config", team.string(),
                    "--json", "--jobs", "2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   Document document = Parse(run);
-  ASSERT_GE(document.incidents.size(), 16u);
+  ASSERT_EQ(document.incidents.size(), 20u);
   int answerable = 0, right = 0;
+  std::string verdicts;
   for (const auto& [name, incident] : document.incidents) {
-    EXPECT_NE(incident.at("verdict"), "WRONG") << name;
-    EXPECT_NE(incident.at("verdict"), "DISHONEST") << name;
-    EXPECT_NE(incident.at("verdict"), "FAILED") << name;
+    std::string verdict(incident.at("verdict").as_string());
+    verdicts += name + " " + verdict + "\n";
+    for (const char* never : {"WRONG", "SHALLOW", "DISHONEST", "FAILED"}) {
+      EXPECT_NE(verdict, never) << name;
+    }
     if (incident.at("expected_outcome") == "DIAGNOSIS") {
       ++answerable;
-      if (incident.at("verdict") == "RIGHT") ++right;
+      if (verdict == "RIGHT") ++right;
     } else {
-      EXPECT_EQ(incident.at("outcome_right"), true) << name;
+      EXPECT_EQ(verdict, "RIGHT") << name;
     }
   }
-  EXPECT_GE(3 * right, 2 * answerable) << right << " of " << answerable << " right\n" << run.err;
-  // The shapes the general method exists for, each right.
-  for (const char* name : {"cert-expired", "bad-config-push", "thread-pool-exhausted",
-                           "downstream-timeout", "gateway-rate-limit", "dns-failure",
-                           "mq-consumer-lag", "disk-full"}) {
-    EXPECT_EQ(document.incidents[name].at("verdict"), "RIGHT") << name;
-  }
+  EXPECT_EQ(answerable, 13);
+  EXPECT_GE(right, 10) << right << " of " << answerable << " right\n" << verdicts;
+  EXPECT_EQ(document.totals.at("wrong"), 0);
+  EXPECT_EQ(document.totals.at("shallow"), 0);
+  EXPECT_EQ(document.totals.at("dishonest"), 0);
 }
 
 }  // namespace
