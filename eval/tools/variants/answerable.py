@@ -334,7 +334,7 @@ def pool_slow_query(d):
                                   "java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 3000ms."))
         return None
     sc.traffic(svc, fail, gateway=sc.gateway() if r.random() < 0.6 else None)
-    db = sc.infra(f"{svc.name.split('-')[0]}-db")
+    db = sc.infra(f"{svc.name}-db")
 
     def status(r2, t):
         busy = t > onset
