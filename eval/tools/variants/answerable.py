@@ -228,7 +228,7 @@ def dns_removed(d):
 
 # ------------------------------------------------------------------ heap-shrunk
 
-HEAP_ROOT = ["OutOfMemoryError", "Java heap space", "OOM", "out of memory", "内存溢出", "内存不足", "Full GC", "OOMKilled"]
+HEAP_ROOT = ["OutOfMemoryError", "Java heap space", "OOM", "out of memory", "memory exhausted", "内存溢出", "内存不足", "内存耗尽", "Full GC", "OOMKilled"]
 
 
 def heap_shrunk(d):
