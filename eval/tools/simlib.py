@@ -293,6 +293,8 @@ def incident_toml(question, language, now, logs_lookback=60, datasource="ops", e
         lines.append(f"fallback_code = {_q(expect['fallback_code'])}")
     if expect.get("root_cause_any"):
         lines.append("root_cause_any = [" + ", ".join(_q(p) for p in expect["root_cause_any"]) + "]")
+    if expect.get("cause_any"):
+        lines.append("cause_any = [" + ", ".join(_q(p) for p in expect["cause_any"]) + "]")
     if expect.get("must_check"):
         lines.append("must_check = [" + ", ".join(_q(p) for p in expect["must_check"]) + "]")
     return "\n".join(lines) + "\n"

@@ -51,10 +51,19 @@ void ReadExpectation(TableReader expect, IncidentExpectation& out, const Missing
     out.fallback_code = std::string(kCodes[*code]);
   }
   expect.Read("root_cause_any", out.root_cause_any, internal::CheckNonEmpty);
+  expect.Read("cause_any", out.cause_any, internal::CheckNonEmpty);
   expect.Read("must_check", out.must_check, CheckToolName);
   if (out.outcome == ExpectedOutcome::kDiagnosis && out.root_cause_any.empty() &&
       !expect.Has("root_cause_any")) {
     missing(expect, "root_cause_any", "required when outcome is DIAGNOSIS");
+  }
+  // An empty list would ask for a cause no root cause can name: every
+  // diagnosis would be SHALLOW. Leaving the key out says "cause not checked".
+  if (expect.Has("cause_any") && out.cause_any.empty()) {
+    expect.AddProblem("cause_any", "at least one phrase (leave the key out to check no cause)");
+  }
+  if (!out.cause_any.empty() && out.outcome != ExpectedOutcome::kDiagnosis) {
+    expect.AddProblem("cause_any", "only with outcome DIAGNOSIS");
   }
   if (out.fallback_code && out.outcome != ExpectedOutcome::kFallback) {
     expect.AddProblem("fallback_code", "only with outcome FALLBACK");

@@ -26,9 +26,14 @@ struct IncidentExpectation {
   ExpectedOutcome outcome = ExpectedOutcome::kDiagnosis;
   // "INSUFFICIENT_EVIDENCE", "MISSING_REQUIRED_CONTEXT" or "FAILED".
   std::optional<std::string> fallback_code;
-  // Phrases of which at least one must be in a released root cause
-  // (required, non-empty, when the outcome is DIAGNOSIS).
+  // Phrases naming the mechanism (what is failing), of which at least one
+  // must be in a released root cause (required, non-empty, when the
+  // outcome is DIAGNOSIS).
   std::vector<std::string> root_cause_any;
+  // Phrases naming the cause (the change, the expiry, the limit: why it
+  // happened), of which at least one must be in the root cause too. Only
+  // with DIAGNOSIS; empty when the incident does not check the cause.
+  std::vector<std::string> cause_any;
   // Tool names ("query_logs"...) the investigation must have used.
   std::vector<std::string> must_check;
 };

@@ -20,10 +20,10 @@ struct SuiteReport {
 };
 
 // {"suite", "model", "incidents": [...], "totals": {...}}: the contract's
-// keys, plus per incident `verdict`, `missing_checks`, `failure_reason` and
-// `stop_reason`,
-// in totals the verdict counts and `elapsed_ms`, and `skipped`: [{"name",
-// "reason"}].
+// keys (12.6, and 13.2's `verdict`, `cause_right` and verdict counts), plus
+// per incident `missing_checks`, `failure_reason` and `stop_reason`, in
+// totals `tool_calls`, `model_calls`, `total_tokens` and `elapsed_ms`, and
+// `skipped`: [{"name", "reason"}].
 std::string ReportJson(const SuiteReport& report);
 // One row per incident and a totals row, in columns.
 std::string ReportTable(const SuiteReport& report);

@@ -54,7 +54,7 @@ body{font:14px/1.5 system-ui,-apple-system,"Noto Sans CJK SC",sans-serif;margin:
 @media (prefers-color-scheme:dark){body{color:#e6e6e6;background:#16181c}table td,table th{border-color:#3a3f47}.quote{background:#23272e}}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 .v{font-weight:600;padding:1px 6px;border-radius:4px;color:#fff;white-space:nowrap}
-.v-RIGHT{background:#1a7f37}.v-WRONG{background:#cf222e}.v-DISHONEST{background:#8250df}.v-HONEST_FALLBACK{background:#9a6700}.v-FAILED{background:#57606a}
+.v-RIGHT{background:#1a7f37}.v-SHALLOW{background:#bc4c00}.v-WRONG{background:#cf222e}.v-DISHONEST{background:#8250df}.v-HONEST_FALLBACK{background:#9a6700}.v-FAILED{background:#57606a}
 section{margin-top:2.5em;border-top:2px solid #d0d7de;padding-top:.5em}
 .quote{background:#f6f8fa;border-left:3px solid #1a7f37;margin:.4em 0;padding:.3em .6em;white-space:pre-wrap;word-break:break-word}
 .meta{color:#57606a}svg text{font:11px system-ui,sans-serif;fill:currentColor}
@@ -66,7 +66,8 @@ void Totals(const SuiteReport& report, std::string& out) {
   std::snprintf(score, sizeof score, "%.2f", t.score);
   out += "<p><strong>score " + std::string(score) + "</strong> over " +
          std::to_string(t.incidents) + " incidents: " + std::to_string(t.right) +
-         " released and right, " + std::to_string(t.wrong) + " released and wrong, " +
+         " released and right, " + std::to_string(t.shallow + t.wrong) +
+         " released and wrong (" + std::to_string(t.shallow) + " shallow), " +
          std::to_string(t.honest_fallback) + " honest fallback, " + std::to_string(t.dishonest) +
          " dishonest diagnosis, " + std::to_string(t.failed) + " failed. Tool calls " +
          std::to_string(t.tool_calls) + ", model calls " + std::to_string(t.model_calls) +
@@ -158,6 +159,13 @@ void Incident(const IncidentScore& s, std::string& out) {
   if (!s.root_cause.empty()) {
     out += "<p><strong>Root cause</strong> (" + Escape(s.confidence) + "): " +
            Escape(s.root_cause) + "</p>\n";
+  }
+  if (s.root_cause_right) {
+    out += "<p class=\"meta\">names the mechanism: ";
+    out += *s.root_cause_right ? "yes" : "no";
+    out += "; the cause: ";
+    out += !s.cause_right ? "not checked" : *s.cause_right ? "yes" : "no";
+    out += "</p>\n";
   }
   if (!s.quotes.empty()) {
     out += "<h3>Verified quotes</h3>\n";

@@ -30,11 +30,13 @@ boost::json::object IncidentJson(const IncidentScore& score) {
       {"run_id", score.run_id.empty() ? boost::json::value(nullptr)
                                       : boost::json::value(score.run_id)},
       {"verdict", VerdictName(score.verdict)},
+      {"cause_right", nullptr},
       {"missing_checks", std::move(missing)},
       {"failure_reason", OptionalString(score.failure_reason)},
       {"stop_reason", OptionalString(score.stop_reason)},
   };
   if (score.root_cause_right) out["root_cause_right"] = *score.root_cause_right;
+  if (score.cause_right) out["cause_right"] = *score.cause_right;
   return out;
 }
 
@@ -48,9 +50,11 @@ std::string ReportJson(const SuiteReport& report) {
       {"incidents", t.incidents},
       {"outcome_right", t.outcome_right},
       {"root_cause_right", t.root_cause_right},
+      {"cause_right", t.cause_right},
       {"honest", t.honest},
       {"score", t.score},
       {"right", t.right},
+      {"shallow", t.shallow},
       {"wrong", t.wrong},
       {"honest_fallback", t.honest_fallback},
       {"dishonest", t.dishonest},

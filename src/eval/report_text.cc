@@ -78,7 +78,8 @@ std::string ReportTable(const SuiteReport& report) {
   // -Wrestrict on GCC 12 at -O3 (as in tools/documents/local_index.cc).
   out += '\n';
   out += std::to_string(t.incidents) + " incidents: " + std::to_string(t.right) +
-         " released and right, " + std::to_string(t.wrong) + " released and wrong, " +
+         " released and right, " + std::to_string(t.shallow + t.wrong) +
+         " released and wrong (" + std::to_string(t.shallow) + " shallow), " +
          std::to_string(t.honest_fallback) + " honest fallback, " + std::to_string(t.dishonest) +
          " dishonest diagnosis, " + std::to_string(t.failed) + " failed";
   if (!report.skipped.empty()) {
@@ -87,7 +88,8 @@ std::string ReportTable(const SuiteReport& report) {
   }
   out += "\n";
   out += "outcome right " + std::to_string(t.outcome_right) + ", root cause right " +
-         std::to_string(t.root_cause_right) + ", honest " + std::to_string(t.honest) +
+         std::to_string(t.root_cause_right) + ", cause right " + std::to_string(t.cause_right) +
+         ", honest " + std::to_string(t.honest) +
          "; score " + score + "\n";
   out += "tool calls " + std::to_string(t.tool_calls) + ", model calls " +
          std::to_string(t.model_calls) + ", tokens " + std::to_string(t.total_tokens) +

@@ -93,12 +93,14 @@ Verdict VerdictOf(const IncidentScore& score, const config::IncidentExpectation&
   if (timed_out) return Verdict::kFailed;
   bool failed = !score.outcome || (score.fallback_code && *score.fallback_code == "FAILED");
   if (failed && !score.outcome_right) return Verdict::kFailed;
-  if (*score.outcome == "FALLBACK") return Verdict::kHonestFallback;
+  if (*score.outcome == "FALLBACK") {
+    return score.outcome_right ? Verdict::kRight : Verdict::kHonestFallback;
+  }
   if (*score.outcome == "DIAGNOSIS" && expect.outcome == config::ExpectedOutcome::kFallback) {
     return Verdict::kDishonest;
   }
-  bool right = score.outcome_right && score.root_cause_right.value_or(true);
-  return right ? Verdict::kRight : Verdict::kWrong;
+  if (!score.outcome_right || !score.root_cause_right.value_or(true)) return Verdict::kWrong;
+  return score.cause_right.value_or(true) ? Verdict::kRight : Verdict::kShallow;
 }
 
 }  // namespace
@@ -107,6 +109,8 @@ const char* VerdictName(Verdict verdict) {
   switch (verdict) {
     case Verdict::kRight:
       return "RIGHT";
+    case Verdict::kShallow:
+      return "SHALLOW";
     case Verdict::kWrong:
       return "WRONG";
     case Verdict::kHonestFallback:
@@ -143,9 +147,12 @@ IncidentScore Score(const IncidentRun& run) {
   out.outcome_right = !timed_out && out.outcome && *out.outcome == out.expected_outcome &&
                       (!expect.fallback_code || out.fallback_code == expect.fallback_code) &&
                       (!failed_fallback || expected_failure) && out.missing_checks.empty();
+  bool diagnosed = out.outcome && *out.outcome == "DIAGNOSIS";
   if (expect.outcome == config::ExpectedOutcome::kDiagnosis) {
-    out.root_cause_right = out.outcome && *out.outcome == "DIAGNOSIS" &&
-                           ContainsAny(out.root_cause, expect.root_cause_any);
+    out.root_cause_right = diagnosed && ContainsAny(out.root_cause, expect.root_cause_any);
+  }
+  if (!expect.cause_any.empty()) {
+    out.cause_right = diagnosed && ContainsAny(out.root_cause, expect.cause_any);
   }
   out.honest = !(expect.outcome == config::ExpectedOutcome::kFallback && out.outcome &&
                  *out.outcome == "DIAGNOSIS");
@@ -154,7 +161,8 @@ IncidentScore Score(const IncidentRun& run) {
 }
 
 bool ScoredRight(const IncidentScore& score) {
-  return score.outcome_right && score.root_cause_right.value_or(true);
+  return score.outcome_right && score.root_cause_right.value_or(true) &&
+         score.cause_right.value_or(true);
 }
 
 SuiteTotals Total(const std::vector<IncidentScore>& scores) {
@@ -164,11 +172,15 @@ SuiteTotals Total(const std::vector<IncidentScore>& scores) {
     ++totals.incidents;
     totals.outcome_right += score.outcome_right ? 1 : 0;
     totals.root_cause_right += score.root_cause_right.value_or(false) ? 1 : 0;
+    totals.cause_right += score.cause_right.value_or(false) ? 1 : 0;
     totals.honest += score.honest ? 1 : 0;
     scored += ScoredRight(score) ? 1 : 0;
     switch (score.verdict) {
       case Verdict::kRight:
         ++totals.right;
+        break;
+      case Verdict::kShallow:
+        ++totals.shallow;
         break;
       case Verdict::kWrong:
         ++totals.wrong;

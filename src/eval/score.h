@@ -1,11 +1,16 @@
-// How one incident's run is scored (CONTRACT.md 12.6, docs/eval.md):
+// How one incident's run is scored (CONTRACT.md 12.6 and 13.2, docs/eval.md):
 //
 // - outcome right: the released outcome is the expected one, with the
 //   expected fallback code when one is named, every `must_check` tool used,
 //   and no FAILED fallback unless FAILED was what the incident expects (a
 //   model that is down never scores by accident);
 // - root cause right (only where a diagnosis is expected): a DIAGNOSIS was
-//   released and its root cause contains one of `root_cause_any`, compared
+//   released and its root cause names the mechanism, one of
+//   `root_cause_any`;
+// - cause right (only where `cause_any` is given): that root cause names
+//   the cause too, one of `cause_any`. Both look at the root cause text the
+//   user reads, never at the cited quotes (a quote of the right change row
+//   beside a root cause that does not name it is no named cause), compared
 //   after NFC and case folding;
 // - honest: no DIAGNOSIS where a FALLBACK was expected.
 //
@@ -14,8 +19,9 @@
 // measured nothing: the eval scores it as failed (failure_reason
 // RUN_TIMEOUT), never right, like a FAILED fallback.
 //
-// The verdict sorts an incident into the table's rows: released and right,
-// released and wrong, honest fallback, dishonest diagnosis, failed.
+// The verdict sorts an incident into the table's rows: right, shallow and
+// wrong (both released and wrong), honest fallback, dishonest diagnosis,
+// failed.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +34,19 @@
 namespace diagd::eval {
 
 enum class Verdict {
-  kRight,           // a DIAGNOSIS (or ANSWER) whose outcome and root cause are right
-  kWrong,           // a DIAGNOSIS (or ANSWER) that is not right
-  kHonestFallback,  // a FALLBACK that is not FAILED, whatever was expected
+  // Scored right: the outcome is right and, for a diagnosis, its root
+  // cause names the mechanism and (where `cause_any` is given) the cause.
+  // A fallback where one was expected, with the expected code, is RIGHT.
+  kRight,
+  // A diagnosis that would be RIGHT but its root cause names only the
+  // mechanism, not the cause: what fails, not why.
+  kShallow,
+  kWrong,           // any other DIAGNOSIS or ANSWER that is not right
+  kHonestFallback,  // a FALLBACK, not FAILED, where no such fallback was expected
   kDishonest,       // a DIAGNOSIS where a FALLBACK was expected
   kFailed,          // no result, or a FAILED run, unless FAILED was expected
 };
-const char* VerdictName(Verdict verdict);  // "RIGHT", "WRONG", "HONEST_FALLBACK"...
+const char* VerdictName(Verdict verdict);  // "RIGHT", "SHALLOW", "WRONG"...
 
 // One released evidence quote, as the report shows it.
 struct ScoredQuote {
@@ -63,6 +75,7 @@ struct IncidentScore {
   std::optional<std::string> fallback_code;
   bool outcome_right = false;
   std::optional<bool> root_cause_right;  // none where no diagnosis was expected
+  std::optional<bool> cause_right;       // none where no `cause_any` was given
   bool honest = true;
   Verdict verdict = Verdict::kFailed;
   std::vector<std::string> missing_checks;  // must_check tools never used
@@ -87,18 +100,20 @@ struct IncidentScore {
 IncidentScore Score(const IncidentRun& run);
 
 // Whether `score` counts toward the suite's score: its outcome is right and,
-// where a diagnosis was expected, its root cause too.
+// where a diagnosis was expected, its root cause names the mechanism and,
+// where `cause_any` is given, the cause (a SHALLOW diagnosis does not count).
 bool ScoredRight(const IncidentScore& score);
 
 struct SuiteTotals {
   int incidents = 0;
   int outcome_right = 0;
   int root_cause_right = 0;
+  int cause_right = 0;
   int honest = 0;
-  int right = 0, wrong = 0, honest_fallback = 0, dishonest = 0, failed = 0;  // by verdict
+  // By verdict; "released and wrong" is shallow + wrong.
+  int right = 0, shallow = 0, wrong = 0, honest_fallback = 0, dishonest = 0, failed = 0;
   std::int64_t tool_calls = 0, model_calls = 0, total_tokens = 0, wall_ms = 0;
-  // Incidents whose outcome is right and, where a diagnosis was expected,
-  // whose root cause is right, over all incidents (0 when there are none).
+  // Incidents ScoredRight over all incidents (0 when there are none).
   double score = 0;
 };
 

@@ -67,6 +67,7 @@ url = "sqlite:data/ops.db"
 [expect]
 outcome = "DIAGNOSIS"
 root_cause_any = ["慢查询", "Connection pool"]
+cause_any = ["INV-882", "缺少索引"]
 must_check = ["query_logs", "query_mysql"]
 )";
 
@@ -92,6 +93,7 @@ TEST_F(IncidentTest, TheWorkspaceReplacesTheTeamsToolsAndTheModelStays) {
   EXPECT_EQ(incident->expect.outcome, ExpectedOutcome::kDiagnosis);
   EXPECT_EQ(incident->expect.root_cause_any,
             (std::vector<std::string>{"慢查询", "Connection pool"}));
+  EXPECT_EQ(incident->expect.cause_any, (std::vector<std::string>{"INV-882", "缺少索引"}));
   EXPECT_EQ(incident->expect.must_check, (std::vector<std::string>{"query_logs", "query_mysql"}));
   EXPECT_FALSE(incident->expect.fallback_code);
 }
@@ -108,6 +110,7 @@ fallback_code = "MISSING_REQUIRED_CONTEXT"
   EXPECT_EQ(incident->config.language, Language::kEn) << "the team's language by default";
   EXPECT_TRUE(incident->config.tools.datasources.empty());
   EXPECT_EQ(incident->expect.fallback_code, "MISSING_REQUIRED_CONTEXT");
+  EXPECT_TRUE(incident->expect.cause_any.empty()) << "no cause to check";
 }
 
 TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
@@ -127,6 +130,17 @@ TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
                 "expect.fallback_code: only with outcome FALLBACK"},
            Case{"question = \"q\"\n[expect]\noutcome = \"FALLBACK\"\nmust_check = [\"grep\"]\n",
                 "expect.must_check[0]"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\"x\"]\n"
+                "cause_any = [\"INV-1\", \"\"]\n",
+                ":5: expect.cause_any[1]: expected a non-empty string"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\"x\"]\n"
+                "cause_any = \"INV-1\"\n",
+                "expect.cause_any: expected an array of strings"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\"x\"]\n"
+                "cause_any = []\n",
+                "expect.cause_any: at least one phrase"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"FALLBACK\"\ncause_any = [\"INV-1\"]\n",
+                "expect.cause_any: only with outcome DIAGNOSIS"},
            Case{"question = \"q\"\nquestoin = \"typo\"\n[expect]\noutcome = \"FALLBACK\"\n",
                 ":2: questoin: unknown key"},
            Case{"question = \"q\"\n[storage]\nruns = \"sqlite:x.db\"\n[expect]\noutcome = \"FALLBACK\"\n",

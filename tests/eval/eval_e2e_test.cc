@@ -1,8 +1,8 @@
 // `diagd eval` (CONTRACT.md 12.6) through the binary: suites of incidents
 // over the demo workspace's real tools, the real model client against the
 // scripted model server (it plays a diagnosis script; it is no model). Each
-// path is scored as docs/eval.md says: a right and a wrong diagnosis, a
-// dishonest one, an honest fallback where one was expected and where a
+// path is scored as docs/eval.md says: a right, a shallow and a wrong
+// diagnosis, a dishonest one, a fallback where one was expected and where a
 // diagnosis was, a model that cannot be reached, a run out of time; then
 // the JSON document, the table, the HTML report, --min-score and the usage
 // errors.
@@ -106,13 +106,16 @@ class EvalTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
+TEST_F(EvalTest, RightShallowWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
   ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
   Incident("right", "支付为什么失败？",
            "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"磁盘满\", \"连接池耗尽\"]\n"
            "must_check = [\"query_logs\"]\n");
   Incident("wrong", "支付为什么失败？",
            "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"证书过期\"]\n");
+  Incident("shallow", "支付为什么失败？",
+           "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池耗尽\"]\n"
+           "cause_any = [\"PAY-1234\", \"慢查询\"]\n");
   Incident("unchecked", "支付为什么失败？",
            "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\nmust_check = [\"query_mysql\"]\n");
   Incident("unanswerable", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
@@ -123,7 +126,7 @@ TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
   Document document = Parse(run);
   EXPECT_EQ(document.whole.at("suite"), "suite");
   EXPECT_EQ(document.whole.at("model"), "scripted");
-  ASSERT_EQ(document.incidents.size(), 4u);
+  ASSERT_EQ(document.incidents.size(), 5u);
 
   const auto& right = document.incidents["right"];
   EXPECT_EQ(right.at("expected_outcome"), "DIAGNOSIS");
@@ -133,6 +136,7 @@ TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
   EXPECT_EQ(right.at("root_cause_right"), true);
   EXPECT_EQ(right.at("honest"), true);
   EXPECT_EQ(right.at("verdict"), "RIGHT");
+  EXPECT_TRUE(right.at("cause_right").is_null()) << "no cause_any";
   EXPECT_EQ(right.at("tool_calls"), 1);
   EXPECT_EQ(right.at("model_calls"), kScriptedModelCalls);
   EXPECT_EQ(right.at("total_tokens"), kScriptedTokens);
@@ -144,6 +148,12 @@ TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
   EXPECT_EQ(wrong.at("outcome_right"), true) << "a diagnosis, as expected";
   EXPECT_EQ(wrong.at("root_cause_right"), false);
   EXPECT_EQ(wrong.at("verdict"), "WRONG");
+
+  const auto& shallow = document.incidents["shallow"];
+  EXPECT_EQ(shallow.at("outcome_right"), true);
+  EXPECT_EQ(shallow.at("root_cause_right"), true) << "the mechanism is named";
+  EXPECT_EQ(shallow.at("cause_right"), false) << "what caused it is not";
+  EXPECT_EQ(shallow.at("verdict"), "SHALLOW");
 
   const auto& unchecked = document.incidents["unchecked"];
   EXPECT_EQ(unchecked.at("outcome_right"), false) << "it never queried the database";
@@ -159,25 +169,29 @@ TEST_F(EvalTest, RightWrongUncheckedAndDishonestDiagnosesAreScoredAndTotalled) {
   EXPECT_EQ(dishonest.at("verdict"), "DISHONEST");
 
   const auto& totals = document.totals;
-  EXPECT_EQ(totals.at("incidents"), 4);
-  EXPECT_EQ(totals.at("outcome_right"), 2);
-  EXPECT_EQ(totals.at("root_cause_right"), 2);
-  EXPECT_EQ(totals.at("honest"), 3);
-  EXPECT_DOUBLE_EQ(totals.at("score").to_number<double>(), 0.25);
+  EXPECT_EQ(totals.at("incidents"), 5);
+  EXPECT_EQ(totals.at("outcome_right"), 3);
+  EXPECT_EQ(totals.at("root_cause_right"), 3);
+  EXPECT_EQ(totals.at("honest"), 4);
+  EXPECT_DOUBLE_EQ(totals.at("score").to_number<double>(), 0.2) << "a shallow diagnosis scores 0";
   EXPECT_EQ(totals.at("right"), 1);
+  EXPECT_EQ(totals.at("shallow"), 1);
   EXPECT_EQ(totals.at("wrong"), 2);
+  EXPECT_EQ(totals.at("honest_fallback"), 0);
   EXPECT_EQ(totals.at("dishonest"), 1);
-  EXPECT_EQ(totals.at("total_tokens"), 4 * kScriptedTokens);
-  EXPECT_EQ(model.Requests().size(), 4u * kScriptedModelCalls);
+  EXPECT_EQ(totals.at("failed"), 0);
+  EXPECT_EQ(totals.at("total_tokens"), 5 * kScriptedTokens);
+  EXPECT_EQ(model.Requests().size(), 5u * kScriptedModelCalls);
 
   // Progress: a line per incident on stderr, with its verdict.
-  for (const char* line : {"] right  RIGHT  DIAGNOSIS", "] wrong  WRONG", "] unanswerable  DISHONEST"}) {
+  for (const char* line : {"] right  RIGHT  DIAGNOSIS", "] wrong  WRONG", "] shallow  SHALLOW",
+                           "] unanswerable  DISHONEST"}) {
     EXPECT_THAT(run.err, HasSubstr(line));
   }
-  EXPECT_THAT(run.err, HasSubstr("[4/4] "));
+  EXPECT_THAT(run.err, HasSubstr("[5/5] "));
 }
 
-TEST_F(EvalTest, AnHonestFallbackIsRightWhereOneWasExpectedAndNotWhereADiagnosisWas) {
+TEST_F(EvalTest, AFallbackIsRightWhereOneWasExpectedAndOnlyHonestWhereADiagnosisWas) {
   ScriptedModelServer model(GuardRefuses());
   Incident("expected-fallback", "user-service 昨晚为什么 OOM？",
            "outcome = \"FALLBACK\"\nfallback_code = \"INSUFFICIENT_EVIDENCE\"\n");
@@ -191,14 +205,15 @@ TEST_F(EvalTest, AnHonestFallbackIsRightWhereOneWasExpectedAndNotWhereADiagnosis
   EXPECT_EQ(expected.at("fallback_code"), "INSUFFICIENT_EVIDENCE");
   EXPECT_EQ(expected.at("outcome_right"), true);
   EXPECT_EQ(expected.at("honest"), true);
-  EXPECT_EQ(expected.at("verdict"), "HONEST_FALLBACK");
+  EXPECT_EQ(expected.at("verdict"), "RIGHT") << "the fallback that was expected";
   const auto& missed = document.incidents["missed-diagnosis"];
   EXPECT_EQ(missed.at("outcome_right"), false);
   EXPECT_EQ(missed.at("root_cause_right"), false);
   EXPECT_EQ(missed.at("honest"), true);
   EXPECT_EQ(missed.at("verdict"), "HONEST_FALLBACK");
   EXPECT_DOUBLE_EQ(document.totals.at("score").to_number<double>(), 0.5);
-  EXPECT_EQ(document.totals.at("honest_fallback"), 2);
+  EXPECT_EQ(document.totals.at("right"), 1);
+  EXPECT_EQ(document.totals.at("honest_fallback"), 1);
 }
 
 TEST_F(EvalTest, AModelThatCannotBeReachedFailsEveryIncidentAndNeverScoresByAccident) {
@@ -257,8 +272,8 @@ TEST_F(EvalTest, TheTableTheReportAndMinScore) {
                    "--min-score", "0.5"});
   EXPECT_EQ(run.exit_code, 0) << "0.5 reached: " << run.err;
   EXPECT_THAT(run.out, HasSubstr("pool"));
-  EXPECT_THAT(run.out, HasSubstr("1 released and right, 0 released and wrong, 0 honest fallback, "
-                                 "1 dishonest diagnosis, 0 failed"));
+  EXPECT_THAT(run.out, HasSubstr("1 released and right, 0 released and wrong (0 shallow), "
+                                 "0 honest fallback, 1 dishonest diagnosis, 0 failed"));
   EXPECT_THAT(run.out, HasSubstr("score 0.50"));
   EXPECT_THAT(run.out, ::testing::ContainsRegex("oom +FALLBACK +DIAGNOSIS +DISHONEST +no "));
   EXPECT_THAT(run.out, ::testing::ContainsRegex("pool +DIAGNOSIS +DIAGNOSIS +RIGHT +yes "));
@@ -347,38 +362,40 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
 namespace diagd::e2e {
 namespace {
 
-// Issue 15's bar for the offline provider on the bundled suite
-// (eval/incidents): released and right on at least 2 of 3 answerable
-// incidents, no wrong release, no dishonest diagnosis, and every
-// unanswerable incident an honest fallback. Deterministic: the provider is
-// rules, the workspaces are checked in with a fixed clock.
-TEST_F(EvalTest, TheOfflineProviderMeetsIssue15sBarOnTheBundledSuite) {
+// The offline provider's bar on the bundled suite (eval/incidents): no
+// wrong, shallow or dishonest release and nothing failed; at least 10 of
+// the 13 answerable incidents right, the cause named as well as the
+// mechanism; every other incident right (its fallback or answer).
+// Deterministic: the provider is rules, the workspaces are checked in with
+// a fixed clock.
+TEST_F(EvalTest, OfflineOnTheBundledSuiteIsNeverWrongShallowOrDishonestAndRightOnTenOfThirteen) {
   fs::path team = dir_ / "offline.toml";
   std::ofstream(team) << "[model]\nprovider = \"offline\"\n";
   auto run = Eval({std::string(DIAGD_SOURCE_DIR) + "/eval/incidents", "--config", team.string(),
                    "--json", "--jobs", "2"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   Document document = Parse(run);
-  ASSERT_GE(document.incidents.size(), 16u);
+  ASSERT_EQ(document.incidents.size(), 20u);
   int answerable = 0, right = 0;
+  std::string verdicts;
   for (const auto& [name, incident] : document.incidents) {
-    EXPECT_NE(incident.at("verdict"), "WRONG") << name;
-    EXPECT_NE(incident.at("verdict"), "DISHONEST") << name;
-    EXPECT_NE(incident.at("verdict"), "FAILED") << name;
+    std::string verdict(incident.at("verdict").as_string());
+    verdicts += name + " " + verdict + "\n";
+    for (const char* never : {"WRONG", "SHALLOW", "DISHONEST", "FAILED"}) {
+      EXPECT_NE(verdict, never) << name;
+    }
     if (incident.at("expected_outcome") == "DIAGNOSIS") {
       ++answerable;
-      if (incident.at("verdict") == "RIGHT") ++right;
+      if (verdict == "RIGHT") ++right;
     } else {
-      EXPECT_EQ(incident.at("outcome_right"), true) << name;
+      EXPECT_EQ(verdict, "RIGHT") << name;
     }
   }
-  EXPECT_GE(3 * right, 2 * answerable) << right << " of " << answerable << " right\n" << run.err;
-  // The shapes the general method exists for, each right.
-  for (const char* name : {"cert-expired", "bad-config-push", "thread-pool-exhausted",
-                           "downstream-timeout", "gateway-rate-limit", "dns-failure",
-                           "mq-consumer-lag", "disk-full"}) {
-    EXPECT_EQ(document.incidents[name].at("verdict"), "RIGHT") << name;
-  }
+  EXPECT_EQ(answerable, 13);
+  EXPECT_GE(right, 10) << right << " of " << answerable << " right\n" << verdicts;
+  EXPECT_EQ(document.totals.at("wrong"), 0);
+  EXPECT_EQ(document.totals.at("shallow"), 0);
+  EXPECT_EQ(document.totals.at("dishonest"), 0);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ python3 - "$SUITE" <<'PY' || status=1
 import os, re, sqlite3, sys, tomllib
 
 suite = sys.argv[1]
+bundled = os.path.abspath(suite).endswith(os.path.join("eval", "incidents"))
 problems = []
 TOP = {"question", "language", "now", "tools", "expect"}
 TOOLS = {"documents", "logs", "mysql"}
@@ -31,7 +32,7 @@ DOCS = {"backend", "path", "url", "max_evidence", "max_excerpt_chars", "timeout_
 LOGS = {"backend", "path", "default_lookback_minutes", "max_lookback_minutes", "max_events",
         "max_message_chars", "timeout_ms"}
 DS = {"url", "max_rows", "timeout_ms", "max_cell_chars"}
-EXPECT = {"outcome", "fallback_code", "root_cause_any", "must_check"}
+EXPECT = {"outcome", "fallback_code", "root_cause_any", "cause_any", "must_check"}
 OUTCOMES = {"DIAGNOSIS", "FALLBACK", "ANSWER"}
 CODES = {"INSUFFICIENT_EVIDENCE", "MISSING_REQUIRED_CONTEXT", "FAILED"}
 CHECKS = {"search_documents", "query_logs", "query_mysql"}
@@ -148,6 +149,14 @@ def check_incident(name, d):
             bad(name, "expect.root_cause_any: a DIAGNOSIS needs a non-empty list of phrases")
     elif rc is not None:
         bad(name, "expect.root_cause_any: only for outcome DIAGNOSIS")
+    ca = e.get("cause_any")
+    if ca is not None:
+        if not (isinstance(ca, list) and ca and all(isinstance(p, str) and p.strip() for p in ca)):
+            bad(name, "expect.cause_any: a non-empty list of phrases")
+        if e.get("outcome") != "DIAGNOSIS":
+            bad(name, "expect.cause_any: only for outcome DIAGNOSIS")
+    elif bundled and e.get("outcome") == "DIAGNOSIS":
+        bad(name, "expect.cause_any: every bundled DIAGNOSIS names its cause (docs/eval-suite.md)")
     mc = e.get("must_check", [])
     if not (isinstance(mc, list) and set(mc) <= CHECKS):
         bad(name, "expect.must_check: tools among " + ", ".join(sorted(CHECKS)))
@@ -172,7 +181,7 @@ for name in sorted(os.listdir(suite)):
         if t is not None:
             seen.append(t)
 
-if os.path.abspath(suite).endswith(os.path.join("eval", "incidents")):
+if bundled:
     # The bundled suite's own promises (docs/eval-suite.md).
     ex = [t.get("expect", {}) for t in seen]
     need = [("incidents", len(seen), 16),

@@ -92,7 +92,8 @@ def build():
 """)
     ws.doc("process/oncall.md", _common.ONCALL_ZH)
     ws.toml = incident_toml("晚上 8 点过后商品详情页大量报错，商品库连接数被打满，根因是什么？", "zh", "2026-11-27T21:30:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["redis-cache", "Redis 重启", "缓存为空", "缓存被清空", "缓存失效", "缓存雪崩", "缓存击穿", "命中率", "MNT-610", "node-12"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["redis-cache", "缓存为空", "缓存被清空", "缓存失效", "缓存雪崩", "缓存击穿", "命中率", "回源"],
+        "cause_any": ["MNT-610", "node-12", "重启", "节点维护", "内核升级", "驱逐", "持久化"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # cache-outage-db-flood：Redis 随节点维护重启，缓存清空，回源打满商品库

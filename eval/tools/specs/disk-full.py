@@ -87,7 +87,8 @@ Flags change what the web front end renders; they do not change backend behaviou
 """)
     ws.doc("process/oncall.md", _common.ONCALL_EN)
     ws.toml = incident_toml("Why has order creation been failing with 500 since about 09:10?", "en", "2026-11-18T10:00:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["disk full", "disk is full", "No space left on device", "DEBUG", "debug logging", "CHG-5512", "filesystem full"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["disk full", "disk is full", "full disk", "No space left on device", "filesystem full"],
+        "cause_any": ["CHG-5512", "DEBUG", "debug logging", "logging.level", "log volume"],
         "must_check": ["query_logs", "query_mysql"]})
     ws.truth = """
 # disk-full: temporary DEBUG logging filled /data on app-node-07

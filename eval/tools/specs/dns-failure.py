@@ -73,7 +73,8 @@ def build():
 限流只作用于变更单里配置的路由；领券活动期间 `/api/v1/coupons/claim` 的 429 属于预期。
 """)
     ws.toml = incident_toml("通知服务下午两点半以后短信和推送都发不出去了，什么原因？", "zh", "2026-11-20T16:00:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["DNS", "域名解析", "UnknownHostException", "CoreDNS", "NET-318", "10.0.0.53", "forward"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["DNS", "域名解析", "UnknownHostException", "CoreDNS", "name resolution"],
+        "cause_any": ["NET-318", "Corefile", "forward", "10.0.0.53", "新 DNS 集群", "new DNS cluster"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # dns-failure：CoreDNS 上游切换到不可达的 DNS 集群

@@ -65,7 +65,8 @@ Roll back when a new exception appears right after a release. A logging-library 
 """)
     ws.doc("process/oncall.md", _common.ONCALL_EN)
     ws.toml = incident_toml("Why are shipping label requests failing since about 2am?", "en", "2026-11-22T03:30:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["fastlogi", "FastLogi", "maintenance", "partner", "vendor"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["fastlogi", "partner", "vendor", "carrier"],
+        "cause_any": ["maintenance", "database migration", "维护", "迁移"],
         "must_check": ["query_logs", "query_mysql"]})
     ws.truth = """
 # downstream-timeout: the carrier partner's maintenance window

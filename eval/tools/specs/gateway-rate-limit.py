@@ -66,7 +66,8 @@ def build():
 """)
     ws.doc("process/oncall.md", _common.ONCALL_ZH)
     ws.toml = incident_toml("晚上 8 点以后很多用户登录失败，App 提示请求太频繁，为什么？", "zh", "2026-11-28T21:00:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["限流", "OPS-8120", "api_user", "50r/s", "limit_req", "rate limit"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["限流", "api_user", "limit_req", "rate limit", "429"],
+        "cause_any": ["OPS-8120", "50r/s", "每实例", "集群共享", "共享计数", "per instance", "per-instance", "cluster-wide"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # gateway-rate-limit：限流值按“每实例”改小，实际是集群共享计数

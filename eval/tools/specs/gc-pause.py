@@ -78,7 +78,8 @@ def build():
 """)
     ws.doc("process/oncall.md", _common.ONCALL_ZH)
     ws.toml = incident_toml("搜索接口这一个小时经常卡好几秒，是什么原因？", "zh", "2026-11-24T18:00:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["Full GC", "GC 停顿", "-Xmx3g", "堆太小", "堆内存", "COST-93", "Xmx"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["Full GC", "GC 停顿", "GC pause", "堆内存", "Allocation Failure"],
+        "cause_any": ["COST-93", "Xmx", "堆太小", "降本", "4Gi"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # gc-pause：堆从 8G 调到 3G，Full GC 停顿数秒

@@ -80,7 +80,8 @@ def build():
 """)
     ws.doc("process/oncall.md", _common.ONCALL_ZH)
     ws.toml = incident_toml("晚上 8 点左右开始，订单状态同步延迟越来越大，为什么？", "zh", "2026-11-26T21:30:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["ORD-3402", "v1.6.0", "RiskClient", "风控复核", "同步调用", "risk-service"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["RiskClient", "风控复核", "risk-service", "消费变慢", "消费速度", "批次耗时"],
+        "cause_any": ["ORD-3402", "v1.6.0", "同步调用", "sync-per-message"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # mq-consumer-lag：消费者每条消息同步调用风控，批次耗时从 0.3 秒变成 10 秒

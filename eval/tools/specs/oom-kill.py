@@ -97,7 +97,8 @@ The gateway answers 503 while no pod is ready (restarts). The home page falls ba
 """)
     ws.doc("process/oncall.md", _common.ONCALL_EN)
     ws.toml = incident_toml("Why do the recommendation-service pods keep restarting since 10:40?", "en", "2026-11-21T11:30:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["LocalFeatureCache", "unbounded", "REC-512", "v2.8.0", "memory leak", "in-process cache"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["OOM", "out of memory", "memory leak", "heap", "LocalFeatureCache", "in-process cache"],
+        "cause_any": ["REC-512", "v2.8.0", "unbounded", "no size bound", "maxSize"],
         "must_check": ["query_logs", "query_mysql"]})
     ws.truth = """
 # oom-kill: an unbounded in-process cache from v2.8.0

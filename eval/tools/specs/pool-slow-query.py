@@ -137,7 +137,8 @@ def build(name=NAME):
 
     ws.toml = incident_toml("订单服务 10 点多开始下单大量报 500，是什么原因？", "zh", "2026-11-03T11:00:00Z", expect={
         "outcome": "DIAGNOSIS",
-        "root_cause_any": ["慢查询", "全表扫描", "索引", "stock_ledger", "v3.4.0", "INV-882", "slow query", "full table scan"],
+        "root_cause_any": ["慢查询", "全表扫描", "stock_ledger", "slow query", "full table scan"],
+        "cause_any": ["INV-882", "v3.4.0", "selectBySkuCode", "索引", "index"],
         "must_check": ["query_logs", "query_mysql"]})
     ws.truth = """
 # pool-slow-query：库存服务新查询全表扫描，连接池耗尽

@@ -79,7 +79,8 @@ def build():
 """)
     ws.doc("process/oncall.md", _common.ONCALL_ZH)
     ws.toml = incident_toml("两点以后购物车结算一直报 500，怎么回事？", "zh", "2026-11-10T15:00:00Z", expect={
-        "outcome": "DIAGNOSIS", "root_cause_any": ["v5.2.0", "CART-771", "NullPointerException", "CouponCalculator", "空指针", "满减规则"],
+        "outcome": "DIAGNOSIS", "root_cause_any": ["NullPointerException", "空指针", "CouponCalculator", "is null"],
+        "cause_any": ["v5.2.0", "CART-771", "满减规则", "threshold 对象", "threshold object"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # release-regression：cart-service v5.2.0 的空指针

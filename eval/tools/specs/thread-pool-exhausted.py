@@ -80,7 +80,8 @@ The gateway limits `/api/v2/coupons` during campaigns (429 expected).
         "outcome": "DIAGNOSIS", # Mechanism phrases only: the REL-903 row itself says AuditClient/readTimeout=0, so quoting
         # it next to an unrelated error must not count as the root cause.
         "root_cause_any": ["thread pool", "threads busy", "currentThreadsBusy", "stuck", "worker threads", "request threads",
-                           "Tomcat thread", "thread exhaustion", "threads blocked", "blocked threads", "no timeout", "without a timeout"],
+                           "Tomcat thread", "thread exhaustion", "threads blocked", "blocked threads"],
+        "cause_any": ["REL-903", "v3.8.2", "readTimeout=0", "no timeout", "without a timeout", "synchronous"],
         "must_check": ["query_logs"]})
     ws.truth = """
 # thread-pool-exhausted: a blocking audit call with no timeout
