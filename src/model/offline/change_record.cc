@@ -9,6 +9,8 @@
 namespace diagd::model::offline {
 namespace {
 
+constexpr long kBuildUpMinutes = 24 * 60;
+
 std::string CellText(const std::vector<Cell>& row, int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= row.size()) return {};
   return row[static_cast<std::size_t>(index)].text;
@@ -180,6 +182,26 @@ std::vector<std::string> NamingTerms(const CaseFile& file) {
   return terms;
 }
 
+// The names of one thing the chain's errors show (Identifiers: a host, an
+// address, a path), and of a path also its first two components
+// ("/data/order-api" of "/data/order-api/spool"): a change on that host or
+// under that directory touched what fails, however long before the
+// failure it was made (a disk fills, a heap grows, a cached record expires
+// for hours). Lower-cased.
+std::vector<std::string> ThingsTheErrorsName(const CaseFile& file) {
+  std::vector<std::string> things;
+  for (std::size_t position : file.chain) {
+    for (const auto& name : Identifiers(file.hops[position].key_message)) {
+      AddTerm(things, name);
+      if (name.front() != '/') continue;
+      std::size_t second = name.find('/', 1);
+      std::size_t third = second == std::string::npos ? second : name.find('/', second + 1);
+      if (third != std::string::npos) AddTerm(things, name.substr(0, third));
+    }
+  }
+  return things;
+}
+
 bool NamesAny(const std::string& text, const std::vector<std::string>& terms) {
   return std::any_of(terms.begin(), terms.end(),
                      [&](const std::string& term) { return ContainsFold(text, term); });
@@ -214,6 +236,10 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // it (a restart, a reroute), never its cause.
   std::string latest = FirstSeenFailure(file);
   if (latest.empty()) latest = file.latest_time;
+  // A change that names the very host or path that fails counts from a day
+  // before: what it set in motion may take hours to show.
+  std::vector<std::string> things = ThingsTheErrorsName(file);
+  std::string long_before = MinusMinutes(latest, kBuildUpMinutes);
 
   bool release_named = RunbookNamesARelease(state, file);
 
@@ -229,7 +255,7 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
     ChangeColumns roles = ChangeColumnsOf(call.columns, order_column);
     for (const auto& row : call.rows) {
       std::string time = SortableTime(CellText(row, roles.time));
-      if (time.empty() || time < earliest || time > latest) continue;
+      if (time.empty() || time < long_before || time > latest) continue;
       std::string service = CellText(row, roles.service);
       std::string summary = CellText(row, roles.summary);
       // A change explains the failure only when its content names what the
@@ -238,7 +264,9 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
       // A configuration push says what it changed in its key.
       std::string key = CellText(row, roles.key);
       std::string content = summary + "\n" + key;
-      bool describes = NamesAny(content, terms) || NamesAny(key, mechanism);
+      bool names_thing = NamesAny(content, things);
+      if (time < earliest && !names_thing) continue;
+      bool describes = names_thing || NamesAny(content, terms) || NamesAny(key, mechanism);
       auto position = ChainPositionOf(file, service);
       // On a service outside the chain it must name one thing the errors name.
       if (!position && !NamesAny(content, naming)) describes = false;
