@@ -8,6 +8,22 @@
 namespace diagd::model::offline {
 namespace {
 
+// "service:order-service level:ERROR" on a topic several services write:
+// the place read is the service, inside that topic.
+void ReadServiceFilter(CallInput& input) {
+  constexpr std::string_view kField = "service:";
+  std::string_view query = input.query;
+  if (input.topic.empty() || !query.starts_with(kField)) return;
+  std::size_t end = query.find(' ');
+  std::string_view service = query.substr(kField.size(), end - std::min(end, kField.size()));
+  if (end == std::string_view::npos) service = query.substr(kField.size());
+  if (service.empty() || service.find(',') != std::string_view::npos) return;
+  input.shared_topic = input.topic;
+  input.topic = std::string(service);
+  input.query = end == std::string_view::npos ? std::string() : std::string(Trim(query.substr(end)));
+}
+
+
 namespace bj = boost::json;
 
 std::string StringOf(const bj::object& object, std::string_view key) {
@@ -177,6 +193,7 @@ void ReadArguments(const std::string& arguments, CallRecord& call) {
   const auto& o = input->as_object();
   call.input.query = StringOf(o, "query");
   call.input.topic = StringOf(o, "topic");
+  ReadServiceFilter(call.input);
   call.input.datasource = StringOf(o, "datasource");
   call.input.sql = StringOf(o, "sql");
   if (const auto* lookback = o.if_contains("lookback_minutes"); lookback && lookback->is_int64()) {
@@ -289,6 +306,16 @@ InvestigationState RebuildState(const ChatRequest& request) {
   }
   state.pending = PendingAfter(state.calls);
   return state;
+}
+
+std::string SharedTopicOf(const InvestigationState& state, const std::string& service) {
+  for (const auto& call : state.calls) {
+    if (call.tool == ToolKind::kLogs && call.input.topic == service &&
+        !call.input.shared_topic.empty() && call.outcome == Outcome::kEvidence) {
+      return call.input.shared_topic;
+    }
+  }
+  return {};
 }
 
 }  // namespace diagd::model::offline

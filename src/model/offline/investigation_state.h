@@ -49,7 +49,11 @@ struct Cell {
 
 struct CallInput {
   std::string query;  // documents, logs
-  std::string topic;  // logs
+  // logs: where the events come from, a topic or a service read inside a
+  // topic that several services share (then `shared_topic` is the topic,
+  // and the query sent was "service:<topic> <query>").
+  std::string topic;
+  std::string shared_topic;
   std::optional<int> lookback;
   std::string datasource, sql;      // mysql
   std::vector<std::string> params;  // mysql, text parameters only
@@ -70,6 +74,11 @@ struct CallRecord {
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
 };
+
+// The topic a service named in the question was read in, where it shares
+// one with other services (`service:NAME` found its events); empty when it
+// was not found there.
+std::string SharedTopicOf(const struct InvestigationState& state, const std::string& service);
 
 struct InvestigationState {
   Lang lang = Lang::kZh;

@@ -18,6 +18,7 @@ constexpr std::size_t kMaxDatasources = 2;
 constexpr std::size_t kMaxDocQueryCodePoints = 100;
 // The best sections whose topics are followed for the deepest link.
 constexpr std::size_t kMaxPointingSections = 2;
+constexpr std::size_t kMaxSharedTopics = 3;
 
 struct Candidate {
   ToolKind tool = ToolKind::kOther;
@@ -31,8 +32,13 @@ std::string InputJson(const Candidate& c) {
       input["query"] = c.input.query;
       break;
     case ToolKind::kLogs:
-      input["topic"] = c.input.topic;
-      input["query"] = c.input.query;
+      if (c.input.shared_topic.empty()) {
+        input["topic"] = c.input.topic;
+        input["query"] = c.input.query;
+      } else {
+        input["topic"] = c.input.shared_topic;
+        input["query"] = "service:" + c.input.topic + " " + c.input.query;
+      }
       if (c.input.lookback) input["lookback_minutes"] = *c.input.lookback;
       break;
     case ToolKind::kMysql: {
@@ -55,7 +61,7 @@ bool SameScope(const Candidate& c, const CallRecord& call) {
     case ToolKind::kDocuments:
       return text::CollapseWhitespace(c.input.query) == text::CollapseWhitespace(call.input.query);
     case ToolKind::kLogs:
-      return c.input.topic == call.input.topic &&
+      return c.input.topic == call.input.topic && c.input.shared_topic == call.input.shared_topic &&
              text::CollapseWhitespace(c.input.query) ==
                  text::CollapseWhitespace(call.input.query) &&
              c.input.lookback == call.input.lookback;
@@ -143,14 +149,20 @@ Candidate Sql(const std::string& datasource, const std::string& sql,
 // evictions), and slowness is a warning anywhere. Without errors, warnings.
 void AddTopicQueries(const std::string& topic, bool slowness, const InvestigationState& state,
                      const QuestionAnalysis& analysis, std::vector<Candidate>& out) {
+  std::string shared = SharedTopicOf(state, topic);
+  auto logs = [&](const char* query) {
+    Candidate c = Logs(topic, query, analysis);
+    c.input.shared_topic = shared;
+    out.push_back(std::move(c));
+  };
   if (IsInfraTopic(topic) || slowness) {
-    out.push_back(Logs(topic, "level:WARN,ERROR", analysis));
+    logs("level:WARN,ERROR");
     return;
   }
-  out.push_back(Logs(topic, "level:ERROR", analysis));
+  logs("level:ERROR");
   if (NoEvidenceFor(state, topic, "level:ERROR") ||
       ErrorsTellNothing(state, topic, "level:ERROR", analysis))
-    out.push_back(Logs(topic, "level:WARN", analysis));
+    logs("level:WARN");
 }
 
 std::string DocQueryFor(const LogHop& hop, Lang lang) {
@@ -247,12 +259,41 @@ void AddResourceCandidates(const InvestigationState& state, const CaseFile& file
   }
 }
 
+// `service:NAME level:ERROR` for each service the question names that has
+// no topic, in the topics that could hold it: neither infrastructure nor
+// the entry; those not named after one service first.
+void AddSharedTopicQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                           std::vector<Candidate>& out) {
+  std::vector<std::string> entry = EntryTopics(state);
+  std::vector<std::string> shared;
+  for (const auto& topic : state.topics) {
+    bool entry_topic = std::find(entry.begin(), entry.end(), topic) != entry.end();
+    if (!IsInfraTopic(topic) && !entry_topic) shared.push_back(topic);
+  }
+  std::stable_partition(shared.begin(), shared.end(),
+                        [](const std::string& topic) { return !IsServiceName(topic); });
+  if (shared.size() > kMaxSharedTopics) shared.resize(kMaxSharedTopics);
+  std::size_t asked = 0;
+  for (const auto& service : analysis.unknown_services) {
+    if (asked++ == kMaxPrimaryTopics) break;
+    for (const auto& topic : shared) {
+      Candidate c = Logs(service, "level:ERROR", analysis);
+      c.input.shared_topic = topic;
+      out.push_back(std::move(c));
+    }
+  }
+}
+
 std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnalysis& analysis,
                             const CaseFile& file) {
   std::vector<Candidate> plan;
   std::vector<std::string> primaries;
   if (analysis.topics.empty()) {
     if (!analysis.unknown_services.empty()) {
+      // A service with no topic of its own may write into one that several
+      // services share ("platform-apps", the [service] or "service" field
+      // of each event tells them apart): look for its errors there.
+      if (state.offers_logs) AddSharedTopicQueries(state, analysis, plan);
       // A short check that the service really is unknown here; the data
       // cannot answer for it either way.
       if (state.offers_documents) {

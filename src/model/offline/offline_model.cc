@@ -21,6 +21,13 @@ std::string LastUserMessage(const ChatRequest& request) {
 Message DiagnosisTurn(const ChatRequest& request) {
   InvestigationState state = RebuildState(request);
   QuestionAnalysis analysis = AnalyzeQuestion(state.context, state.topics);
+  // A named service found inside a topic it shares with others is
+  // investigated there like a topic of its own.
+  std::erase_if(analysis.unknown_services, [&](const std::string& service) {
+    if (SharedTopicOf(state, service).empty()) return false;
+    analysis.topics.push_back(service);
+    return true;
+  });
   CaseFile file = BuildCaseFile(state, analysis);
   NextAction next = DecideNext(state, analysis, file);
   Message message;

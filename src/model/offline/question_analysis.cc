@@ -271,6 +271,13 @@ bool IsInfraTopic(const std::string& topic) {
   return false;
 }
 
+bool IsServiceName(const std::string& name) {
+  std::string lower = text::AsciiLower(name);
+  return lower.find("service") != std::string::npos || lower.ends_with("-db") ||
+         lower.ends_with("-api") || lower.ends_with("-server") || lower.ends_with("-worker") ||
+         lower.ends_with("-svc");
+}
+
 std::string TopicStem(const std::string& topic) {
   auto tokens = TopicTokens(topic);
   return tokens.empty() ? topic : tokens.front();
@@ -321,11 +328,8 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
     if (topic != topics.end()) {
       hits.push_back({at, {*topic}, name});
     } else if (name.find('-') != std::string::npos || name.find('_') != std::string::npos) {
-      bool service_like = name.find("service") != std::string::npos || name.ends_with("-db") ||
-                          name.ends_with("-api") || name.ends_with("-server") ||
-                          name.ends_with("-worker") || name.ends_with("-svc");
       // No topic list: the backend accepts any plain name, so try it.
-      if (service_like) {
+      if (IsServiceName(name)) {
         hits.push_back(
             {at, topics_known ? std::vector<std::string>{} : std::vector<std::string>{name}, name});
       } else {

@@ -63,6 +63,8 @@ QuestionAnalysis AnalyzeQuestion(const std::string& text, const std::vector<std:
 // Whether a topic names infrastructure (a database, cache, queue) rather
 // than an application: such topics log their trouble as warnings.
 bool IsInfraTopic(const std::string& topic);
+// Shaped like one service's name: order-service, payment-db, billing-worker.
+bool IsServiceName(const std::string& name);
 
 // The name stem of a topic ("payment" for "payment-service" and "payment-db").
 std::string TopicStem(const std::string& topic);

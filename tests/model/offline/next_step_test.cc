@@ -364,3 +364,38 @@ TEST(SchemaDiscovery, ReadsColumnsFromACreateTableWithComments) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// A service with no topic of its own is looked for by its name inside the
+// topics that several services share, and once found is read there.
+TEST(NextStep, LooksForANamedServiceInsideASharedTopicAndStaysThere) {
+  const char* question = "Why has coupon-service been failing since about 10:20?";
+  std::vector<std::string> topics = {"gateway", "platform-apps", "payment-db"};
+  Message first = Conversation(question, topics).Ask();
+  ASSERT_EQ(first.tool_calls.size(), 1u);
+  EXPECT_EQ(json::Serialize(Arguments(first.tool_calls[0])["input"]),
+            R"({"topic":"platform-apps","query":"service:coupon-service level:ERROR"})");
+
+  Conversation found(question, topics);
+  found
+      .Call("call_1", "query_logs",
+            R"({"input":{"topic":"platform-apps","query":"service:coupon-service level:ERROR"}})")
+      .Observe("call_1", LogsObservation("call_1", "coupon-service", {kOrderFailed}));
+  auto state = RebuildState(found.Request());
+  EXPECT_EQ(SharedTopicOf(state, "coupon-service"), "platform-apps");
+  Message next = found.Ask();
+  ASSERT_EQ(next.tool_calls.size(), 1u);
+  // Its errors count as the asked service's: graded GAINED, and the next
+  // step is the runbook lookup for them, not the check for an unknown name.
+  EXPECT_EQ(next.tool_calls[0].name, "search_documents");
+  auto args = Arguments(next.tool_calls[0]);
+  EXPECT_EQ(json::Serialize(args["previous_observation"]),
+            R"({"tool_call_id":"call_1","information_gain":"GAINED"})");
+  EXPECT_EQ(json::Serialize(args["input"]),
+            R"({"query":"[500] during [POST] to [http://payment-service/internal/v1/payments]"})");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
