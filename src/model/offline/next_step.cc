@@ -261,17 +261,15 @@ void AddResourceCandidates(const InvestigationState& state, const CaseFile& file
 
 // `service:NAME level:ERROR` for each service the question names that has
 // no topic, in the topics that could hold it: neither infrastructure nor
-// the entry; those not named after one service first.
+// the entry, nor named after one service (order-service holds no other).
 void AddSharedTopicQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
                            std::vector<Candidate>& out) {
   std::vector<std::string> entry = EntryTopics(state);
   std::vector<std::string> shared;
   for (const auto& topic : state.topics) {
     bool entry_topic = std::find(entry.begin(), entry.end(), topic) != entry.end();
-    if (!IsInfraTopic(topic) && !entry_topic) shared.push_back(topic);
+    if (!IsInfraTopic(topic) && !entry_topic && !IsServiceName(topic)) shared.push_back(topic);
   }
-  std::stable_partition(shared.begin(), shared.end(),
-                        [](const std::string& topic) { return !IsServiceName(topic); });
   if (shared.size() > kMaxSharedTopics) shared.resize(kMaxSharedTopics);
   std::size_t asked = 0;
   for (const auto& service : analysis.unknown_services) {

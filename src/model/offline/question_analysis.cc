@@ -273,9 +273,15 @@ bool IsInfraTopic(const std::string& topic) {
 
 bool IsServiceName(const std::string& name) {
   std::string lower = text::AsciiLower(name);
-  return lower.find("service") != std::string::npos || lower.ends_with("-db") ||
-         lower.ends_with("-api") || lower.ends_with("-server") || lower.ends_with("-worker") ||
-         lower.ends_with("-svc");
+  // "service" as a word of the name (order-service, service-b), not
+  // "services" (prod-services: a stream of many).
+  for (std::size_t at = lower.find("service"); at != std::string::npos;
+       at = lower.find("service", at + 1)) {
+    std::size_t end = at + 7;
+    if (end == lower.size() || lower[end] == '-' || lower[end] == '_') return true;
+  }
+  return lower.ends_with("-db") || lower.ends_with("-api") || lower.ends_with("-server") ||
+         lower.ends_with("-worker") || lower.ends_with("-svc");
 }
 
 std::string TopicStem(const std::string& topic) {
