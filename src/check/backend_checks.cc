@@ -235,7 +235,7 @@ std::vector<CheckItem> CheckLogs(const config::Config& config, const Clock& cloc
                             "configured under [tools.logs.topics] (aliases: " +
                                 JoinNames(configured.aliases) + ") but no topic file",
                             M::kLogsAliasedTopicMissing,
-                            {{"topic", configured.name}, {"path", logs.path.string()}}));
+                            {{"name", configured.name}, {"path", logs.path.string()}}));
   }
   return items;
 }

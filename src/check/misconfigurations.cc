@@ -57,7 +57,7 @@ constexpr std::array<MisconfigurationEntry, 34> kEntries{{
      "tools.logs.max_lookback_minutes or check that {file} is still written"},
     {M::kLogsAliasedTopicMissing, "LOGS_ALIASED_TOPIC_MISSING", "logs",
      "a topic given aliases under [tools.logs.topics] has no file under tools.logs.path",
-     "fix the topic name of [tools.logs.topics.{topic}] (a file name without .jsonl or .log), "
+     "fix the topic name of [tools.logs.topics.{name}] (a file name without .jsonl or .log), "
      "or add its file to {path}"},
     {M::kDatasourcesInvalid, "DATASOURCES_INVALID", "datasource",
      "the configured datasources could not be opened (a name or url the adapter refuses)",
