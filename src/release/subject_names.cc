@@ -25,19 +25,20 @@ bool AllOf(std::string_view s, bool (*pred)(char)) {
 // Units a number carries when it is a quantity, a rate, a time of day or an
 // ordinal rather than a name: `500ms`, `10GB`, `3x`, `2pm`, `1st`.
 constexpr std::string_view kUnits[] = {
-    "ns",   "us",   "ms",   "s",     "sec",  "secs", "second", "seconds", "m",   "min",  "mins",
-    "minute", "minutes", "h", "hr",  "hrs",  "hour", "hours",  "d",       "day", "days", "w",
-    "wk",   "week", "weeks", "mo",   "y",    "yr",   "k",      "kb",      "kib", "mb",   "mib",
-    "g",    "gb",   "gib",  "t",     "tb",   "tib",  "pb",     "b",       "bps", "kbps", "mbps",
-    "gbps", "rps",  "qps",  "tps",   "ops",  "rpm",  "x",      "am",      "pm",  "th",   "st",
-    "nd",   "rd",   "c",    "core",  "cores", "gbit", "mbit"};
+    "ns",   "us",    "ms",   "s",    "sec",  "secs",  "second", "seconds", "m",    "min",
+    "mins", "minute", "minutes", "h", "hr",  "hrs",   "hour",   "hours",   "d",    "day",
+    "days", "w",     "wk",   "week", "weeks", "mo",   "y",      "yr",      "k",    "kb",
+    "kib",  "mb",    "mib",  "g",    "gb",   "gib",   "t",      "tb",      "tib",  "pb",
+    "b",    "bps",   "kbps", "mbps", "gbps", "gbit",  "mbit",   "rps",     "qps",  "tps",
+    "ops",  "rpm",   "x",    "am",   "pm",   "th",    "st",     "nd",      "rd",   "c",
+    "core", "cores"};
 
 // Technical words that contain a digit or a joiner but name no instance:
 // encodings, architectures, hashes, protocols, the platform.
 constexpr std::string_view kTerms[] = {
-    "utf-8", "utf8",   "utf-16", "x86_64", "x86-64", "amd64", "arm64",  "aarch64",
-    "base64", "md5",   "sha1",   "sha256", "sha-256", "ipv4", "ipv6",   "k8s",
-    "oauth2", "http2", "h2",     "2fa",    "mp4",     "e2e"};
+    "utf-8",  "utf8",  "utf-16", "x86_64", "x86-64", "amd64", "arm64", "aarch64",
+    "base64", "md5",   "sha1",   "sha256", "sha-256", "ipv4", "ipv6",  "k8s",
+    "oauth2", "http2", "h2",     "2fa",    "mp4",    "e2e"};
 
 // `12`, `1.5`: digits with at most one dot inside.
 std::optional<std::size_t> NumberPrefix(std::string_view s) {
@@ -126,7 +127,8 @@ std::vector<std::string> FormsOf(const std::string& lower) {
   std::vector<std::string> forms{lower};
   if (lower.size() > 2 && lower[0] == 'v' && IsAsciiDigit(lower[1]) &&
       lower.find('.') != std::string::npos &&
-      AllOf(std::string_view(lower).substr(1), [](char c) { return IsAsciiDigit(c) || c == '.'; })) {
+      AllOf(std::string_view(lower).substr(1),
+            [](char c) { return IsAsciiDigit(c) || c == '.'; })) {
     forms.push_back(lower.substr(1));
   }
   return forms;
@@ -150,12 +152,13 @@ void AddInstanceName(std::string_view piece, Collector& out) {
   piece = TrimJoiners(piece);
   if (piece.empty()) return;
   bool letter = std::any_of(piece.begin(), piece.end(), IsAsciiAlpha);
-  bool digit_or_joiner =
-      std::any_of(piece.begin(), piece.end(), [](char c) { return IsAsciiDigit(c) || IsJoiner(c); });
+  bool digit_or_joiner = std::any_of(piece.begin(), piece.end(),
+                                     [](char c) { return IsAsciiDigit(c) || IsJoiner(c); });
   if (!letter || !digit_or_joiner) return;
   std::string lower = text::AsciiLower(piece);
-  if (IsQuantity(lower) || IsTimestamp(lower) || IsProtocolVersion(lower) ||
-      IsAbbreviation(lower) || std::find(std::begin(kTerms), std::end(kTerms), lower) != std::end(kTerms)) {
+  bool term = std::find(std::begin(kTerms), std::end(kTerms), lower) != std::end(kTerms);
+  if (term || IsQuantity(lower) || IsTimestamp(lower) || IsProtocolVersion(lower) ||
+      IsAbbreviation(lower)) {
     return;
   }
   out.Add(std::string(piece), FormsOf(lower), lower);
@@ -212,7 +215,8 @@ std::size_t FindName(const std::string& question, const std::string& name) {
        at = question.find(name, at + 1)) {
     bool starts = !IsAsciiAlnum(name.front()) || at == 0 || !IsAsciiAlnum(question[at - 1]);
     std::size_t end = at + name.size();
-    bool ends = !IsAsciiAlnum(name.back()) || end == question.size() || !IsAsciiAlnum(question[end]);
+    bool ends =
+        !IsAsciiAlnum(name.back()) || end == question.size() || !IsAsciiAlnum(question[end]);
     if (starts && ends) return at;
   }
   return std::string::npos;
@@ -247,8 +251,9 @@ void AddConfiguredNames(const std::string& question, const SubjectVocabulary& vo
     std::size_t at = FindName(lower, form);
     if (at == std::string::npos) continue;
     std::size_t end = at + form.size();
-    bool inside = std::any_of(taken.begin(), taken.end(),
-                              [&](const auto& span) { return at < span.second && span.first < end; });
+    bool inside = std::any_of(taken.begin(), taken.end(), [&](const auto& span) {
+      return at < span.second && span.first < end;
+    });
     if (inside) continue;
     taken.emplace_back(at, end);
     std::string topic = text::AsciiLower(alias->topic);

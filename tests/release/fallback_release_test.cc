@@ -17,7 +17,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr const char* kSkippedLine = " evidence_guard=SKIPPED semantic_guard=SKIPPED subject_check=SKIPPED";
+constexpr const char* kSkippedLine =
+    " evidence_guard=SKIPPED semantic_guard=SKIPPED subject_check=SKIPPED";
 
 std::string FallbackLine(const char* code) {
   return std::string("RELEASE_DECIDED release_outcome=FALLBACK fallback_code=") + code +

@@ -13,7 +13,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Names(const std::string& question, const SubjectVocabulary& vocabulary = {}) {
+std::vector<std::string> Names(const std::string& question,
+                               const SubjectVocabulary& vocabulary = {}) {
   std::vector<std::string> names;
   for (const auto& subject : SubjectsOf({question}, vocabulary)) names.push_back(subject.name);
   return names;
