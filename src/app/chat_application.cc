@@ -144,10 +144,13 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
       break;
     }
     case Route::kDiagnosis: {
+      release::SubjectVocabulary subjects = deps_.subjects;
+      for (auto& topic : deps_.catalog.Topics()) subjects.topics.push_back(std::move(topic));
       DiagnosisChatExecutor executor(
           {deps_.model, deps_.catalog, deps_.boundary, deps_.canonical_store, deps_.language,
            deps_.observation_limits, observer},
-          {deps_.model, deps_.canonical_store, deps_.language, deps_.observation_limits, {}});
+          {deps_.model, deps_.canonical_store, deps_.language, deps_.observation_limits, {},
+           std::move(subjects)});
       DiagnosisOutcome outcome = executor.Execute(run, request.message, History(earlier));
       statuses = {outcome.status, outcome.internal_status, outcome.stop_reason};
       result.release_outcome = outcome.decision.outcome;

@@ -20,6 +20,7 @@
 #include "harness/run_context.h"
 #include "harness/tool_interceptor.h"
 #include "model/chat_model.h"
+#include "release/subject_names.h"
 #include "tools/canonical_store.h"
 #include "tools/observation.h"
 #include "tools/tool_boundary.h"
@@ -53,6 +54,10 @@ struct ChatDeps {
   // runs at the start (the instance renews it while the run goes on).
   std::string instance_id;
   std::chrono::seconds lease{30};
+  // The configured datasources and topic aliases a question's subjects are
+  // found by (CONTRACT.md 13.1); the log topics are the catalog's of the
+  // moment, added per run.
+  release::SubjectVocabulary subjects;
 };
 
 class ChatApplicationUseCase {

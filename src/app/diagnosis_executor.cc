@@ -7,7 +7,12 @@ DiagnosisOutcome DiagnosisChatExecutor::Execute(harness::RunContext& run,
                                                 const std::vector<model::Message>& history) const {
   agent::DiagnosisAgentExecution execution = agent_.Execute(run, question, history);
   DiagnosisOutcome outcome;
-  outcome.decision = release_.Release(run, question, execution);
+  // A follow-up ("why again?") asks about what the earlier questions named.
+  std::vector<std::string> earlier_questions;
+  for (const auto& message : history) {
+    if (message.role == model::Role::kUser) earlier_questions.push_back(message.content);
+  }
+  outcome.decision = release_.Release(run, question, execution, earlier_questions);
 
   if (execution.stop_reason) outcome.stop_reason = harness::StopReasonString(*execution.stop_reason);
   if (execution.failure) {

@@ -1,5 +1,6 @@
 #include "check/backend_checks.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -108,6 +109,21 @@ CheckItem CheckHttpDocuments(const config::DocumentsToolConfig& documents, const
   return item;
 }
 
+// The aliases [tools.logs.topics.TOPIC] gives the topic; nothing when none.
+const std::vector<std::string>* AliasesOf(const config::LogsToolConfig& logs,
+                                          const std::string& topic) {
+  for (const auto& configured : logs.topics) {
+    if (configured.name == topic && !configured.aliases.empty()) return &configured.aliases;
+  }
+  return nullptr;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const auto& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
+}
+
 CheckItem CheckTopic(const config::LogsToolConfig& logs, const std::string& topic,
                      tools::logs::UnixMillis now_ms, const Clock& clock, Millis max_time) {
   CheckItem item{"logs", topic, true, "", ""};
@@ -207,6 +223,19 @@ std::vector<CheckItem> CheckLogs(const config::Config& config, const Clock& cloc
   for (const std::string& topic : topics) {
     if (progress != nullptr) progress->OnChecking("logs", topic);
     items.push_back(CheckTopic(logs, topic, now_ms, clock, max_time));
+    if (const auto* aliased = AliasesOf(logs, topic)) {
+      items.back().detail += "; aliases: " + JoinNames(*aliased);
+    }
+  }
+  // Aliases of a topic that is not there make no question's subject findable.
+  for (const auto& configured : logs.topics) {
+    if (std::find(topics.begin(), topics.end(), configured.name) != topics.end()) continue;
+    CheckItem item{"logs", configured.name, true, "", ""};
+    items.push_back(Problem(item,
+                            "configured under [tools.logs.topics] (aliases: " +
+                                JoinNames(configured.aliases) + ") but no topic file",
+                            M::kLogsAliasedTopicMissing,
+                            {{"name", configured.name}, {"path", logs.path.string()}}));
   }
   return items;
 }

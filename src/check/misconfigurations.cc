@@ -16,7 +16,7 @@ using M = Misconfiguration;
 
 // The table. Advice says what to change, in one line; docs/check.md
 // mirrors it (and docs/model-endpoints.md the model part).
-constexpr std::array<MisconfigurationEntry, 33> kEntries{{
+constexpr std::array<MisconfigurationEntry, 34> kEntries{{
     {M::kDocumentsFolderUnusable, "DOCUMENTS_FOLDER_UNUSABLE", "documents",
      "tools.documents.path is missing, not a folder, or unreadable",
      "set tools.documents.path to the folder of your Markdown runbooks and documents"},
@@ -55,6 +55,10 @@ constexpr std::array<MisconfigurationEntry, 33> kEntries{{
      "lookback, or after now)",
      "for recorded data set `now` to a time just after its events; else raise "
      "tools.logs.max_lookback_minutes or check that {file} is still written"},
+    {M::kLogsAliasedTopicMissing, "LOGS_ALIASED_TOPIC_MISSING", "logs",
+     "a topic given aliases under [tools.logs.topics] has no file under tools.logs.path",
+     "fix the topic name of [tools.logs.topics.{name}] (a file name without .jsonl or .log), "
+     "or add its file to {path}"},
     {M::kDatasourcesInvalid, "DATASOURCES_INVALID", "datasource",
      "the configured datasources could not be opened (a name or url the adapter refuses)",
      "fix the tools.mysql.datasources key the detail names"},

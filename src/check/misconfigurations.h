@@ -41,6 +41,7 @@ enum class Misconfiguration {
   kLogsTopicUnreadable,   // a topic file cannot be read
   kLogsTopicNoEvents,     // a topic file holds no line diagd reads as an event
   kLogsTopicOutOfWindow,  // every event lies outside what a query can reach from `now`
+  kLogsAliasedTopicMissing,  // [tools.logs.topics.NAME] names a topic with no file
   // Datasources
   kDatasourcesInvalid,     // the adapter refused the configured datasources
   kDatasourceUnreachable,  // cannot open the file / connect and log in

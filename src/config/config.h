@@ -140,6 +140,14 @@ struct DocumentsToolConfig {
   int timeout_ms = 10000;
 };
 
+// One [tools.logs.topics.NAME] table: what people call the topic's service
+// in their questions ("订单服务"), so that a question naming it in those
+// words names the topic (CONTRACT.md 13.1).
+struct LogTopicConfig {
+  std::string name;                  // [A-Za-z0-9_-][A-Za-z0-9._-]*
+  std::vector<std::string> aliases;  // non-empty strings, none shared with another topic
+};
+
 // The only backend is "local" for now, so there is no backend field.
 struct LogsToolConfig {
   std::filesystem::path path = "logs";  // absolute after loading
@@ -148,6 +156,7 @@ struct LogsToolConfig {
   int max_events = 30;
   int max_message_chars = 2000;
   int timeout_ms = 10000;
+  std::vector<LogTopicConfig> topics;  // sorted by name
 };
 
 // One [tools.mysql.datasources.NAME] table.

@@ -216,6 +216,22 @@ Problem CheckDatasourceName(std::string_view value) {
   return "expected a name of ASCII letters, digits, '_' and '-', got " + Quote(value);
 }
 
+Problem CheckTopicName(std::string_view value) {
+  bool ok = !value.empty() && value.front() != '.';
+  for (char c : value) ok = ok && (IsAsciiAlnum(c) || c == '_' || c == '-' || c == '.');
+  if (ok) return std::nullopt;
+  return "expected a topic name of ASCII letters, digits, '_', '-' and '.' (not first), got " +
+         Quote(value);
+}
+
+Problem CheckAlias(std::string_view value) {
+  bool blank = value.find_first_not_of(" \t") == std::string_view::npos;
+  if (!blank && !HasControl(value)) return std::nullopt;
+  return "expected a name with something other than white space, without control characters, "
+         "got " +
+         Quote(value);
+}
+
 Problem CheckNonEmpty(std::string_view value) {
   if (!value.empty() && !HasControl(value)) return std::nullopt;
   return "expected a non-empty string without control characters, got " + Quote(value);

@@ -1,6 +1,7 @@
 // ReadToml: the schema of CONTRACT.md section 9, one function per table, each
 // reading its known keys and then rejecting the rest.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -91,6 +92,32 @@ void ReadDocuments(TableReader documents, DocumentsToolConfig& out) {
   documents.RejectUnknownKeys();
 }
 
+// [tools.logs.topics.NAME]: per-topic settings; so far only the aliases a
+// question may name the topic by. An alias shared by two topics would make
+// a question's subject ambiguous, so it is an error on the second.
+void ReadTopics(TableReader topics, std::vector<LogTopicConfig>& out) {
+  std::map<std::string, std::string> owner_of_alias;
+  for (const std::string& name : topics.Keys()) {
+    auto table = topics.Table(name);
+    if (!table) continue;
+    if (Problem problem = CheckTopicName(name)) topics.AddProblem(name, *problem);
+    LogTopicConfig topic;
+    topic.name = name;
+    table->Read("aliases", topic.aliases, CheckAlias);
+    table->RejectUnknownKeys();
+    for (const std::string& alias : topic.aliases) {
+      auto [at, added] = owner_of_alias.emplace(alias, name);
+      if (!added && at->second != name) {
+        table->AddProblem("aliases", "\"" + alias + "\" is already an alias of topic \"" +
+                                         at->second + "\"");
+      }
+    }
+    out.push_back(std::move(topic));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LogTopicConfig& a, const LogTopicConfig& b) { return a.name < b.name; });
+}
+
 void ReadLogs(TableReader logs, LogsToolConfig& out) {
   // "local" is the only backend so far; the key exists so that files written
   // for later backends fail clearly instead of silently reading local files.
@@ -101,6 +128,7 @@ void ReadLogs(TableReader logs, LogsToolConfig& out) {
   logs.Read("max_events", out.max_events);
   logs.Read("max_message_chars", out.max_message_chars);
   logs.Read("timeout_ms", out.timeout_ms);
+  if (auto topics = logs.Table("topics")) ReadTopics(*topics, out.topics);
   logs.RejectUnknownKeys();
 }
 

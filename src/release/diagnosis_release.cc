@@ -13,6 +13,7 @@ DiagnosisReleaseUseCase::DiagnosisReleaseUseCase(ReleaseDeps deps)
       evidence_guard_(deps.store),
       evidence_repair_(deps.store, deps.language, deps.observation_limits),
       semantic_guard_(deps.store, deps.language, deps.observation_limits),
+      subject_check_(deps.store, deps.subjects),
       fallbacks_(deps.store, deps.language, deps.fallback_limits) {}
 
 // The decision table, top to bottom in HARNESS.md's order. Each branch either
@@ -20,7 +21,8 @@ DiagnosisReleaseUseCase::DiagnosisReleaseUseCase(ReleaseDeps deps)
 // is always built the same way, from the snapshot and the store.
 ReleaseDecision DiagnosisReleaseUseCase::Release(
     harness::RunContext& run, const std::string& question,
-    const agent::DiagnosisAgentExecution& execution) const {
+    const agent::DiagnosisAgentExecution& execution,
+    const std::vector<std::string>& earlier_questions) const {
   const std::string& run_id = run.run_id();
   const std::optional<agent::DiagnosisDraft>& draft = execution.draft;
   const std::optional<StopReason>& stop = execution.stop_reason;
@@ -40,7 +42,8 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
     code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;
   } else if (draft && draft->conclusion) {
     // 1. A conclusion: evidence guard, at most one repair and the guard
-    //    again, then the semantic guard. Only both passing publishes it.
+    //    again, then the subject check, then the semantic guard. Only all
+    //    passing publishes it.
     agent::DiagnosisDraft candidate = *draft;
     GuardReport report = evidence_guard_.Check(run_id, *candidate.conclusion);
     if (report.Passed()) {
@@ -58,7 +61,16 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
     } else {
       decision.evidence_guard = GuardResult::kFailed;  // the store could not be read
     }
+    SubjectReport subjects;
     if (decision.evidence_guard != GuardResult::kFailed) {
+      std::vector<std::string> questions = earlier_questions;
+      questions.push_back(question);
+      subjects =
+          subject_check_.Check(run_id, questions, execution.snapshot, *candidate.conclusion);
+      decision.subject_check = subjects.result;
+    }
+    if (decision.evidence_guard != GuardResult::kFailed &&
+        decision.subject_check != GuardResult::kFailed) {
       decision.semantic_guard =
           semantic_guard_.Supports(model_calls, run_id, question, *candidate.conclusion)
               ? GuardResult::kPassed
@@ -70,8 +82,17 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
       RecordDecision(run, decision);
       return decision;
     }
-    details.conclusion_unverified = true;
     details.missing_info = draft->limitations.missing_info;
+    if (decision.subject_check == GuardResult::kFailed) {
+      // Verified, maybe, but about something else: say what it misses.
+      const auto& names = subjects.unmentioned.empty() ? subjects.unreached : subjects.unmentioned;
+      details.limitations.push_back(subjects.unmentioned.empty()
+                                        ? SubjectsUnreachedSentence(names, deps_.language)
+                                        : SubjectsUnmentionedSentence(names, deps_.language));
+      details.missing_info.push_back(SubjectsWhereQuestion(names, deps_.language));
+    } else {
+      details.conclusion_unverified = true;
+    }
     code = checked_anything                           ? FallbackCode::kInsufficientEvidence
            : !draft->limitations.missing_info.empty() ? FallbackCode::kMissingRequiredContext
                                                       : FallbackCode::kFailed;
@@ -131,7 +152,8 @@ void DiagnosisReleaseUseCase::RecordDecision(harness::RunContext& run,
                      {{"release_outcome", std::string(ReleaseOutcomeString(decision.outcome))},
                       {"fallback_code", std::move(fallback_code)},
                       {"evidence_guard", std::string(GuardResultString(decision.evidence_guard))},
-                      {"semantic_guard", std::string(GuardResultString(decision.semantic_guard))}});
+                      {"semantic_guard", std::string(GuardResultString(decision.semantic_guard))},
+                      {"subject_check", std::string(GuardResultString(decision.subject_check))}});
 }
 
 }  // namespace diagd::release

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "agent/diagnosis_agent.h"
 #include "config/config.h"
@@ -22,6 +23,7 @@
 #include "release/released_result.h"
 #include "release/safe_fallback.h"
 #include "release/semantic_guard.h"
+#include "release/subject_check.h"
 #include "tools/canonical_store.h"
 #include "tools/observation.h"
 
@@ -33,14 +35,19 @@ struct ReleaseDeps {
   config::Language language = config::Language::kZh;
   tools::ObservationLimits observation_limits;
   FallbackLimits fallback_limits;
+  // The configured names a question's subjects are found by (CONTRACT.md 13.1).
+  SubjectVocabulary subjects;
 };
 
 class DiagnosisReleaseUseCase {
  public:
   explicit DiagnosisReleaseUseCase(ReleaseDeps deps);
 
+  // `earlier_questions`: the conversation's earlier user questions, oldest
+  // first; their subjects count as the question's own.
   ReleaseDecision Release(harness::RunContext& run, const std::string& question,
-                          const agent::DiagnosisAgentExecution& execution) const;
+                          const agent::DiagnosisAgentExecution& execution,
+                          const std::vector<std::string>& earlier_questions = {}) const;
 
  private:
   Diagnosis Publish(const std::string& run_id, const agent::DiagnosisDraft& draft,
@@ -51,6 +58,7 @@ class DiagnosisReleaseUseCase {
   EvidenceGuard evidence_guard_;
   EvidenceRepair evidence_repair_;
   SemanticGuard semantic_guard_;
+  SubjectCheck subject_check_;
   SafeFallbackFactory fallbacks_;
 };
 

@@ -17,7 +17,47 @@ std::string Subject(tools::ToolName tool, const std::string& tool_call_id,
                                : label + "「" + scope_summary + "」";
 }
 
+// 「a」、「b」 / "a", "b"
+std::string NameList(const std::vector<std::string>& names, config::Language language) {
+  std::string list;
+  for (const auto& name : names) {
+    if (English(language)) {
+      list += (list.empty() ? "\"" : ", \"") + name + "\"";
+    } else {
+      list += (list.empty() ? "「" : "、「") + name + "」";
+    }
+  }
+  return list;
+}
+
 }  // namespace
+
+std::string SubjectsUnmentionedSentence(const std::vector<std::string>& subjects,
+                                        config::Language language) {
+  const std::string names = NameList(subjects, language);
+  return English(language) ? "None of the data checked mentions " + names +
+                                 ", which the question asks about, so no conclusion about it "
+                                 "is published."
+                           : "已检查的数据都没有提到问题所问的" + names +
+                                 "，因此没有发布关于它的结论。";
+}
+
+std::string SubjectsUnreachedSentence(const std::vector<std::string>& subjects,
+                                      config::Language language) {
+  const std::string names = NameList(subjects, language);
+  return English(language) ? "The evidence the conclusion cites does not concern " + names +
+                                 ", which the question asks about, so it is not published."
+                           : "结论引用的证据都与问题所问的" + names + "无关，因此没有发布。";
+}
+
+std::string SubjectsWhereQuestion(const std::vector<std::string>& subjects,
+                                  config::Language language) {
+  const std::string names = NameList(subjects, language);
+  return English(language) ? "Where is the data of " + names +
+                                 " (which log topic, datasource or document), or what is it "
+                                 "called there?"
+                           : names + "的数据在哪里（哪个日志主题、数据源或文档），或者在数据里叫什么名字？";
+}
 
 const std::string& FallbackMessage(FallbackCode code, config::Language language) {
   static const std::string kMissingZh = "信息不足，无法开始排查。请补充下面列出的信息后再问一次。";

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "harness/progress_snapshot.h"
@@ -29,6 +30,17 @@ std::string RecordLimitationSentence(harness::LimitationCode code, tools::ToolNa
 
 // The draft's conclusion was not published: it did not pass verification.
 const std::string& ConclusionUnverifiedSentence(config::Language language);
+
+// CONTRACT.md 13.1, a conclusion that does not answer the question: the
+// subjects the question names that no checked data mentions; the subjects
+// that the cited evidence does not reach; and, for `missing_info`, where
+// their data is.
+std::string SubjectsUnmentionedSentence(const std::vector<std::string>& subjects,
+                                        config::Language language);
+std::string SubjectsUnreachedSentence(const std::vector<std::string>& subjects,
+                                      config::Language language);
+std::string SubjectsWhereQuestion(const std::vector<std::string>& subjects,
+                                  config::Language language);
 
 // `count` findings of the draft failed their checks and are not published.
 std::string UnpublishedFindingsSentence(std::size_t count, config::Language language);

@@ -85,6 +85,7 @@ struct ReleaseDecision {
   std::vector<ProcessEntry> process;
   GuardResult evidence_guard = GuardResult::kSkipped;
   GuardResult semantic_guard = GuardResult::kSkipped;
+  GuardResult subject_check = GuardResult::kSkipped;  // kPassed, kFailed or kSkipped
 };
 
 }  // namespace diagd::release

@@ -68,6 +68,7 @@ SafeFallback SafeFallbackFactory::Build(const std::string& run_id, FallbackCode 
   fallback.checked = ProcessOf(snapshot);
   fallback.findings = std::move(details.findings);
   fallback.missing_info = std::move(details.missing_info);
+  fallback.limitations = std::move(details.limitations);
 
   if (details.conclusion_unverified) {
     fallback.limitations.push_back(ConclusionUnverifiedSentence(language_));

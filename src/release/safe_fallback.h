@@ -29,6 +29,7 @@ struct FallbackDetails {
   std::vector<PublishedFinding> findings;  // verified findings of a draft without conclusion
   std::vector<std::string> missing_info;   // the draft's, as the user must supply it
   bool conclusion_unverified = false;      // a draft's conclusion failed verification
+  std::vector<std::string> limitations;    // the decision's own sentences, listed first
   std::size_t unpublished_findings = 0;    // findings that failed their checks
 };
 

@@ -65,6 +65,8 @@ std::string EnvelopeSchema(boost::json::object input_schema, const char* previou
 
 }  // namespace
 
+std::vector<std::string> ToolCatalog::Topics() const { return Current()->options.logs.topics; }
+
 ToolCatalog::ToolCatalog(CatalogOptions options, TopicSource topics)
     : topics_(std::move(topics)), current_(Build(std::move(options))) {
   if (topics_.list && topics_.clock != nullptr) {

@@ -60,6 +60,9 @@ class ToolCatalog {
   // that appears later is offered to the runs that start after.
   std::shared_ptr<const std::vector<ToolDefinition>> Definitions() const;
 
+  // The log topics known now (empty when any plain name is accepted).
+  std::vector<std::string> Topics() const;
+
   // Validates `input` against the business schema and the tool's own rules
   // (HARNESS.md step 5), with the topics known now. Never executes anything.
   InputResult<ToolRequest> ParseInput(ToolName tool, const boost::json::object& input) const;

@@ -14,6 +14,18 @@ std::string HostName() {
   return name;
 }
 
+// The configured names a question's subjects are found by; the topics
+// found under tools.logs.path come from the catalog at each run.
+release::SubjectVocabulary SubjectVocabularyOf(const config::Config& config) {
+  release::SubjectVocabulary vocabulary;
+  for (const auto& source : config.tools.datasources) vocabulary.datasources.push_back(source.name);
+  for (const auto& topic : config.tools.logs.topics) {
+    vocabulary.topics.push_back(topic.name);
+    for (const auto& alias : topic.aliases) vocabulary.aliases.push_back({alias, topic.name});
+  }
+  return vocabulary;
+}
+
 }  // namespace
 
 RunOwner CliRunOwner(const config::Config& config) {
@@ -46,7 +58,8 @@ app::ChatDeps ChatDepsFor(ChatService& service, model::ChatModel& model,
           app::RunLimitsFrom(config.harness),
           {},
           service.owner.instance_id,
-          service.owner.lease};
+          service.owner.lease,
+          SubjectVocabularyOf(config)};
 }
 
 Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& config,

@@ -2,6 +2,7 @@
 // backends: a temporary workspace (Markdown runbook, .jsonl topic, SQLite
 // file), an upstream retrieval service on loopback, and the private MariaDB
 // of tools/mysql's tests.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -144,6 +145,24 @@ TEST_F(BackendCheckTest, APlainTextTopicCountsItsEventsNotItsContinuationLines) 
   CheckItem row = Row(Check(), "logs", "gateway");
   EXPECT_TRUE(row.ok) << row.detail;
   EXPECT_EQ(row.detail, "2 events, 2026-11-29T10:01:00.000Z to 2026-11-29T10:02:00.000Z (log)");
+}
+
+TEST_F(BackendCheckTest, ATopicShowsItsAliasesAndAliasesOfNoTopicAreAProblem) {
+  CheckWorkspace::Toml toml;
+  toml.logs += "[tools.logs.topics.app]\naliases = [\"应用服务\", \"应用\"]\n"
+               "[tools.logs.topics.billing]\naliases = [\"计费\"]\n";
+  toml.tables = kOffline;
+  CheckReport report = Check(toml);
+  CheckItem app = Row(report, "logs", "app");
+  EXPECT_TRUE(app.ok) << app.detail;
+  EXPECT_THAT(app.detail, ::testing::EndsWith("; aliases: 应用服务, 应用"));
+  CheckItem billing = Row(report, "logs", "billing");
+  EXPECT_FALSE(billing.ok);
+  EXPECT_EQ(billing.detail, "configured under [tools.logs.topics] (aliases: 计费) but no topic file");
+  EXPECT_EQ(billing.advice,
+            "fix the topic name of [tools.logs.topics.billing] (a file name without .jsonl or "
+            ".log), or add its file to " +
+                Path("logs"));
 }
 
 TEST_F(BackendCheckTest, EventsNoQueryCanReachFromNowAreAProblem) {

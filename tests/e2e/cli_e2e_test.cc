@@ -65,6 +65,52 @@ TEST_F(CliTest, AskDiagnosesThroughRouterAgentGuardsAndStoresTheRun) {
   ExpectNothingForbidden(boost::json::serialize(record.at("result")));
 }
 
+// CONTRACT.md 13.1: a verified conclusion about payment-service does not
+// answer a question about db-7, which no data of the run mentions; a topic
+// alias makes a Chinese service name a subject its own topic reaches.
+TEST_F(CliTest, AConclusionThatNeverReachesTheAskedSubjectIsNotReleased) {
+  const std::string tools =
+      R"({"input":{"topic":"payment-service","query":"level:ERROR HikariPool"}})";
+  const std::string draft =
+      std::string(R"({"conclusion":{"root_cause":"payment-service 数据库连接池耗尽",)") +
+      R"("confidence":"MEDIUM","evidence":[{"tool_call_id":"call_1","quote":")" + kHikari +
+      R"("}]}})";
+  server_.CallTools({{"call_1", "query_logs", tools, false}}).Answer(draft);
+  auto ask = Ask("db-7 从 10 点开始为什么大量超时？", {"--route", "diagnosis"});
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("release_outcome"), "FALLBACK");
+  EXPECT_EQ(result.at("fallback").at("code"), "INSUFFICIENT_EVIDENCE");
+  EXPECT_NE(boost::json::serialize(result.at("fallback").at("limitations")).find("「db-7」"),
+            std::string::npos);
+  EXPECT_EQ(server_.Requests().size(), 2u) << "no semantic guard call";
+  auto record = RunRecord(std::string(result.at("run_id").as_string()));
+  std::string decided;
+  for (const auto& event : record.at("trace").as_array()) {
+    if (event.at("type") == "RELEASE_DECIDED") {
+      decided = std::string(event.at("fields").at("subject_check").as_string());
+    }
+  }
+  EXPECT_EQ(decided, "FAILED");
+
+  WriteConfig("");
+  std::ofstream(dir_ / "diagd.toml", std::ios::app)
+      << "[tools.logs.topics.payment-service]\naliases = [\"支付服务\"]\n";
+  server_.CallTools({{"call_1", "query_logs", tools, false}})
+      .Answer(draft)
+      .Answer(R"({"verdict":"SUPPORTED"})");
+  ask = Ask("支付服务为什么大量超时？", {"--route", "diagnosis"});
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("release_outcome"), "DIAGNOSIS");
+  record = RunRecord(std::string(result.at("run_id").as_string()));
+  for (const auto& event : record.at("trace").as_array()) {
+    if (event.at("type") == "RELEASE_DECIDED") {
+      EXPECT_EQ(event.at("fields").at("subject_check"), "PASSED");
+    }
+  }
+}
+
 TEST_F(CliTest, RouteKnowledgeSkipsTheRouterAndKeepsOnlyRetrievedCitations) {
   server_.Answer(R"({"text":"先回滚再补索引。","citations":["not-retrieved"]})");
   auto ask = Ask("慢查询怎么处理", {"--route", "knowledge"});

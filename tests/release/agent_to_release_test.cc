@@ -40,7 +40,8 @@ TEST_F(AgentToReleaseTest, AVerifiedDraftOfARealRunIsPublished) {
   EXPECT_THAT(trace, HasSubstr("MODEL_CALL component=DIAGNOSIS_AGENT component_round=2"));
   EXPECT_THAT(trace, HasSubstr("MODEL_CALL component=SEMANTIC_GUARD component_round=1"));
   EXPECT_THAT(trace, HasSubstr("RELEASE_DECIDED release_outcome=DIAGNOSIS fallback_code=null "
-                               "evidence_guard=PASSED semantic_guard=PASSED"));
+                               "evidence_guard=PASSED semantic_guard=PASSED "
+                               "subject_check=SKIPPED"));
 }
 
 TEST_F(AgentToReleaseTest, TheReservedCallsLetARepairAndTheSemanticGuardRun) {

@@ -66,7 +66,7 @@ TEST_F(ConclusionReleaseTest, PublishesAConclusionWhoseEveryQuoteIsInItsRecord) 
   EXPECT_EQ(decision.semantic_guard, GuardResult::kPassed);
   EXPECT_EQ(DecidedLine(),
             "RELEASE_DECIDED release_outcome=DIAGNOSIS fallback_code=null evidence_guard=PASSED "
-            "semantic_guard=PASSED");
+            "semantic_guard=PASSED subject_check=SKIPPED");
   EXPECT_THAT(ModelComponents(), ElementsAre(Component::kSemanticGuard));
   EXPECT_THAT(Trace(), HasSubstr("MODEL_CALL component=SEMANTIC_GUARD component_round=1 "
                                  "usage_available=true input_tokens=100 output_tokens=20 "
@@ -144,7 +144,7 @@ TEST_F(ConclusionReleaseTest, EachViolationIsSentToOneRepairWithItsProblem) {
     EXPECT_THAT(ModelComponents(), ElementsAre(Component::kEvidenceRepair));
     EXPECT_EQ(DecidedLine(),
               "RELEASE_DECIDED release_outcome=FALLBACK fallback_code=INSUFFICIENT_EVIDENCE "
-              "evidence_guard=FAILED semantic_guard=SKIPPED");
+              "evidence_guard=FAILED semantic_guard=SKIPPED subject_check=SKIPPED");
   }
 }
 
@@ -259,7 +259,7 @@ TEST_F(ConclusionReleaseTest, ARepairThatFixesTheQuoteIsPublishedAsRepaired) {
   EXPECT_THAT(Trace(), HasSubstr("MODEL_CALL component=SEMANTIC_GUARD component_round=1"));
   EXPECT_EQ(DecidedLine(),
             "RELEASE_DECIDED release_outcome=DIAGNOSIS fallback_code=null evidence_guard=REPAIRED "
-            "semantic_guard=PASSED");
+            "semantic_guard=PASSED subject_check=SKIPPED");
   // The semantic guard judged the repaired conclusion.
   EXPECT_THAT(model_->Requests().at(1).messages[1].content, HasSubstr("30000ms"));
 }
@@ -350,7 +350,7 @@ TEST_F(ConclusionReleaseTest, SemanticAnswersOtherThanExactlySupportedFailClosed
     EXPECT_EQ(decision.semantic_guard, GuardResult::kFailed);
     EXPECT_EQ(DecidedLine(),
               "RELEASE_DECIDED release_outcome=FALLBACK fallback_code=INSUFFICIENT_EVIDENCE "
-              "evidence_guard=PASSED semantic_guard=FAILED");
+              "evidence_guard=PASSED semantic_guard=FAILED subject_check=SKIPPED");
   }
 }
 

@@ -17,7 +17,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr const char* kSkippedLine = " evidence_guard=SKIPPED semantic_guard=SKIPPED";
+constexpr const char* kSkippedLine =
+    " evidence_guard=SKIPPED semantic_guard=SKIPPED subject_check=SKIPPED";
 
 std::string FallbackLine(const char* code) {
   return std::string("RELEASE_DECIDED release_outcome=FALLBACK fallback_code=") + code +
@@ -324,7 +325,7 @@ TEST_F(FactsTest, TheTraceNeverHoldsQuotesStatementsPromptsOrModelText) {
   }
   EXPECT_EQ(DecidedLine(),
             "RELEASE_DECIDED release_outcome=FALLBACK fallback_code=INSUFFICIENT_EVIDENCE "
-            "evidence_guard=REPAIRED semantic_guard=FAILED");
+            "evidence_guard=REPAIRED semantic_guard=FAILED subject_check=SKIPPED");
 }
 
 }  // namespace
