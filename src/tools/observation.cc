@@ -48,8 +48,8 @@ std::string BoundedObservation(const ToolResult& result, const ObservationLimits
   std::size_t items = ItemCount(result);
   WrittenObservation whole = WriteObservation(result, items, stop_reason, form);
   if (fits(whole) || items == 0) return std::move(whole.out);
-  // Too large: keep the longest prefix of the list that fits (binary search
-  // over the item count; the size grows with it).
+  // Too large: keep the most items that fit (binary search over the item
+  // count; the size grows with it). Which ones: ResultView.
   std::size_t low = 0, high = items;
   while (low < high) {
     std::size_t mid = (low + high + 1) / 2;

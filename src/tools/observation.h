@@ -20,8 +20,9 @@
 namespace diagd::tools {
 
 struct ObservationLimits {
-  // A result observation above this size loses items from the end of its
-  // list (and says `truncated: true`) until it fits.
+  // A result observation above this size loses items of its list (and says
+  // `truncated: true`) until it fits: from the end, or for events from the
+  // middle, so the earliest and the newest stay.
   std::size_t max_bytes = 32768;
 };
 

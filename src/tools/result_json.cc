@@ -84,9 +84,12 @@ void WriteField(const LogsResult& r, std::string_view key, const ResultView& vie
     w.Int(r.lookback_minutes);
   } else if (key == "events") {
     w.BeginArray();
+    // Cut from the middle: the onset and the newest stay in view.
     std::size_t n = std::min(r.events.size(), view.max_items);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& e = r.events[i];
+    std::size_t earliest = n < r.events.size() ? EarliestShare(n) : n;
+    std::size_t skipped = r.events.size() - n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& e = r.events[k < earliest ? k : k + skipped];
       w.BeginObject().Key("timestamp").String(e.timestamp).Key("level");
       WriteOptional(e.level, w);
       w.Key("service");

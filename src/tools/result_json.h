@@ -23,8 +23,9 @@ const std::vector<std::string_view>& CanonicalKeys(ToolName tool);
 
 struct ResultView {
   const std::vector<std::string_view>* keys = nullptr;  // which keys, in this order
-  // Items of the result's list (evidence, events, rows) beyond this are left
-  // out, and `truncated` is then written as true.
+  // Items of the result's list (evidence, rows) beyond this are left out, and
+  // `truncated` is then written as true; events are left out from the middle
+  // (EarliestShare).
   std::size_t max_items = std::numeric_limits<std::size_t>::max();
 };
 

@@ -21,9 +21,11 @@ struct Descriptions {
 constexpr Descriptions kZh = {
     "检索运维手册、Runbook 与技术文档，返回与查询相关的章节摘录。适合查找错误信息的含义、"
     "已知故障的排查步骤与处理办法。",
-    "按主题查询日志事件（最新在前）。查询语法：空格分隔的词须同时出现；\"带引号的短语\"；"
-    "-词 表示排除；level:ERROR 按级别过滤；service:名称 按服务过滤。lookback_minutes "
-    "为回看分钟数。",
+    "按主题查询日志事件，按时间先后排列（最早在前）；匹配过多时返回最早的一批和最新的一批。"
+    "查询语法：空格分隔的词须同时出现；\"带引号的短语\"；-词 表示排除；level:ERROR 按级别过滤；"
+    "service:名称 按服务过滤；after:时间 与 before:时间 限定时间范围（RFC 3339，如 "
+    "after:2026-11-29T09:55:00Z before:2026-11-29T10:10:00Z）。lookback_minutes 为回看分钟数，"
+    "时间范围不会超出它。",
     "在已配置的数据源上执行一条只读 SQL（SELECT/WITH/SHOW/DESCRIBE/EXPLAIN），参数用 ? "
     "占位并放在 params 中。",
     "对上一次返回了证据（EVIDENCE_FOUND）的工具结果的评价：tool_call_id 为该次调用的 "
@@ -34,9 +36,12 @@ constexpr Descriptions kZh = {
 constexpr Descriptions kEn = {
     "Search runbooks and technical documents; returns excerpts of the matching sections. Use "
     "it to learn what an error means and how a known failure is investigated and fixed.",
-    "Query the events of a log topic, newest first. Query language: space-separated terms must "
-    "all appear; \"quoted phrases\"; -term excludes; level:ERROR filters by level; "
-    "service:NAME by service. lookback_minutes is how far back to look.",
+    "Query the events of a log topic, in time order (oldest first); when many match, the "
+    "earliest and the newest are returned. Query language: space-separated terms must all "
+    "appear; \"quoted phrases\"; -term excludes; level:ERROR filters by level; service:NAME by "
+    "service; after:TIME and before:TIME bound the time (RFC 3339, e.g. "
+    "after:2026-11-29T09:55:00Z before:2026-11-29T10:10:00Z). lookback_minutes is how far back "
+    "to look; the bounds stay within it.",
     "Run one read-only SQL statement (SELECT/WITH/SHOW/DESCRIBE/EXPLAIN) on a configured "
     "datasource, with ? placeholders bound from params.",
     "Your grade of the last tool result that returned evidence (EVIDENCE_FOUND): tool_call_id "

@@ -21,12 +21,17 @@ void BoundList(std::vector<T>& items, std::size_t max_items, bool& truncated) {
   }
 }
 
-// Drops items whose text is blank (nothing to cite), then bounds the list
-// and each item's text.
+// Items whose text is blank have nothing to cite.
+template <typename Item>
+void DropBlank(std::vector<Item>& items, std::string Item::*text_field) {
+  std::erase_if(items, [&](const Item& item) { return text::IsBlank(item.*text_field); });
+}
+
+// Drops blank items, then bounds the list (its head kept) and each item's text.
 template <typename Item>
 void BoundItems(std::vector<Item>& items, std::string Item::*text_field, std::size_t max_items,
                 std::size_t max_chars, bool& truncated) {
-  std::erase_if(items, [&](const Item& item) { return text::IsBlank(item.*text_field); });
+  DropBlank(items, text_field);
   BoundList(items, max_items, truncated);
   for (auto& item : items) BoundText(item.*text_field, max_chars, truncated);
 }
@@ -38,6 +43,16 @@ void SetCountAndStatus(R& r, std::size_t items) {
 }
 
 }  // namespace
+
+std::size_t EarliestShare(std::size_t max_events) { return (max_events + 4) / 5; }
+
+bool KeepBothEnds(std::vector<LogEvent>& events, std::size_t max_events) {
+  if (events.size() <= max_events) return false;
+  std::size_t earliest = EarliestShare(max_events);
+  auto newest = static_cast<std::ptrdiff_t>(events.size() - (max_events - earliest));
+  events.erase(events.begin() + static_cast<std::ptrdiff_t>(earliest), events.begin() + newest);
+  return true;
+}
 
 ToolName ToolOf(const ToolResult& result) {
   return std::visit(Overloaded{[](const DocumentsResult&) { return ToolName::kSearchDocuments; },
@@ -71,8 +86,11 @@ void Canonicalize(ToolResult& result, const ResultLimits& limits) {
             SetCountAndStatus(r, r.evidence.size());
           },
           [&](LogsResult& r) {
-            BoundItems(r.events, &LogEvent::message, limits.max_events, limits.max_message_chars,
-                       r.truncated);
+            DropBlank(r.events, &LogEvent::message);
+            if (KeepBothEnds(r.events, limits.max_events)) r.truncated = true;
+            for (auto& event : r.events) {
+              BoundText(event.message, limits.max_message_chars, r.truncated);
+            }
             SetCountAndStatus(r, r.events.size());
           },
           [&](MysqlResult& r) {

@@ -46,7 +46,9 @@ struct LogsResult {
   std::string topic;
   std::string query;
   int lookback_minutes = 0;
-  std::vector<LogEvent> events;  // newest first
+  // In time order, oldest first; when more matched than were kept, the
+  // earliest matches and the newest (EarliestShare).
+  std::vector<LogEvent> events;
   std::size_t returned_count = 0;
   bool truncated = false;
 };
@@ -83,9 +85,19 @@ struct ResultLimits {
   std::size_t max_cell_chars = 1000;
 };
 
+// Of `max_events` events kept from more matches, how many are the earliest
+// (the rest are the newest): a fifth, rounded up, so the onset of a failure
+// is seen whatever the volume after it (CONTRACT.md 13.6). Every cut of an
+// event list (backend, canonical bound, observation bound) keeps these ends.
+std::size_t EarliestShare(std::size_t max_events);
+
+// `events` cut to `max_events` by dropping from the middle: the first
+// EarliestShare(max_events) and the newest others. False when nothing was cut.
+bool KeepBothEnds(std::vector<LogEvent>& events, std::size_t max_events);
+
 // Makes an adapter's raw result canonical: drops unusable items (an evidence
 // item without excerpt, an event without message), cuts lists and strings to
-// `limits` (setting `truncated`), sets `returned_count`, and derives
+// `limits` (setting `truncated`; events keep both ends), sets `returned_count`, and derives
 // `evidence_status` from what is left: EVIDENCE_FOUND only when an item
 // remains. An upstream relevance never upgrades an empty result.
 void Canonicalize(ToolResult& result, const ResultLimits& limits);

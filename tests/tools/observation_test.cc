@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <string>
+#include <vector>
 
 #include "core/json.h"
 #include "core/json_writer.h"
@@ -113,6 +115,7 @@ TEST(Canonicalize, BoundsListsAndStringsAndSaysSo) {
   EXPECT_EQ(bounded.events.size(), 30u);
   EXPECT_EQ(bounded.returned_count, 30u);
   EXPECT_TRUE(bounded.truncated);
+  EXPECT_EQ(bounded.events.back().message.size(), 2000u) << "the newest event is kept, cut";
 
   MysqlResult mysql;
   mysql.columns = {"body"};
@@ -124,11 +127,30 @@ TEST(Canonicalize, BoundsListsAndStringsAndSaysSo) {
   EXPECT_EQ(EvidenceStatusOf(rows), EvidenceStatus::kEvidenceFound);
 }
 
-TEST(ResultObservation, DropsItemsFromTheEndUntilItFitsTheByteBound) {
+TEST(Canonicalize, MoreEventsThanMaxKeepTheEarliestFifthAndTheNewest) {
+  LogsResult logs;
+  for (int i = 0; i < 12; ++i) {
+    logs.events.push_back({"t", std::nullopt, std::nullopt, "e" + std::to_string(i)});
+  }
+  ToolResult result = logs;
+  ResultLimits limits;
+  limits.max_events = 10;
+  Canonicalize(result, limits);
+  std::vector<std::string> kept;
+  for (const auto& event : std::get<LogsResult>(result).events) kept.push_back(event.message);
+  EXPECT_EQ(kept, (std::vector<std::string>{"e0", "e1", "e4", "e5", "e6", "e7", "e8", "e9", "e10",
+                                            "e11"}));
+  EXPECT_TRUE(TruncatedOf(result));
+  EXPECT_EQ(EarliestShare(30), 6u);
+  EXPECT_EQ(EarliestShare(2), 1u);
+  EXPECT_EQ(EarliestShare(1), 1u);
+}
+
+TEST(ResultObservation, DropsEventsFromTheMiddleUntilItFitsTheByteBound) {
   LogsResult logs;
   logs.tool_call_id = "c1";
   for (int i = 0; i < 20; ++i) {
-    logs.events.push_back({"2026-11-29T10:00:00.000Z", "ERROR", "svc", std::string(500, 'a' + i % 26)});
+    logs.events.push_back({"2026-11-29T10:00:00.000Z", "ERROR", "svc", std::string(500, 'a' + i)});
   }
   ToolResult result = logs;
   Canonicalize(result, ResultLimits{});
@@ -136,9 +158,11 @@ TEST(ResultObservation, DropsItemsFromTheEndUntilItFitsTheByteBound) {
   EXPECT_LE(observation.size(), 4000u);
   auto view = json::Parse(observation)->as_object();
   EXPECT_EQ(view.at("truncated"), true);
-  EXPECT_GT(view.at("events").as_array().size(), 0u);
-  EXPECT_EQ(view.at("events").as_array()[0].at("message").as_string()[0], 'a')
-      << "the newest events are kept";
+  const auto& events = view.at("events").as_array();
+  ASSERT_GT(events.size(), 1u);
+  EXPECT_LT(events.size(), 20u);
+  EXPECT_EQ(events.front().at("message").as_string()[0], 'a') << "the earliest event is kept";
+  EXPECT_EQ(events.back().at("message").as_string()[0], 'a' + 19) << "and the newest";
 }
 
 TEST(ResultObservation, MysqlCellsAreTypedJson) {

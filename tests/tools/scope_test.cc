@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <string>
 
 #include "tools/tool_catalog.h"
 
@@ -33,6 +34,24 @@ TEST(LogsScope, UsesTopicCollapsedQueryAndActualLookback) {
             Identity(LogsRequest{"gateway", "timeout", 30}));
   EXPECT_NE(Identity(LogsRequest{"gateway", "timeout error", 60}),
             Identity(LogsRequest{"gateway", "error timeout", 60}));
+}
+
+TEST(LogsScope, TimeBoundsArePartOfTheScopeAsTheInstantsTheyName) {
+  auto id = [](const std::string& query) { return Identity(LogsRequest{"gateway", query, 60}); };
+  const std::string bounded = "timeout after:2026-11-29T09:55:00Z before:2026-11-29T10:10:00Z";
+  EXPECT_EQ(id(bounded), id(bounded)) << "an identical query repeats";
+  EXPECT_NE(id(bounded), id("timeout")) << "bounds narrow the scope";
+  EXPECT_NE(id(bounded), id("timeout after:2026-11-29T09:56:00Z before:2026-11-29T10:10:00Z"));
+  EXPECT_NE(id(bounded), id("timeout after:2026-11-29T09:55:00Z before:2026-11-29T10:11:00Z"));
+  EXPECT_NE(id("timeout after:2026-11-29T09:55:00Z"), id("timeout before:2026-11-29T09:55:00Z"));
+  EXPECT_EQ(id(bounded),
+            id("before:2026-11-29T18:10:00+08:00   timeout AFTER:2026-11-29T09:55:00.000Z"))
+      << "one instant in another zone or spelling, anywhere in the query";
+  EXPECT_EQ(id(bounded), id(bounded + " after:2026-11-29T09:00:00Z")) << "the tightest holds";
+  EXPECT_NE(id("timeout \"after:2026-11-29T09:55:00Z\""), id("timeout after:2026-11-29T09:55:00Z"))
+      << "a phrase is text";
+  EXPECT_EQ(id("timeout"), R"(["query_logs","gateway","timeout",60])")
+      << "a query without bounds keeps its identity";
 }
 
 TEST(LogsScope, OmittedLookbackEqualsDefaultAndAboveMaximumEqualsMaximum) {

@@ -92,8 +92,8 @@ TEST_F(ToolSetTest, RunsEachToolOverTheDemoWorkspace) {
   auto logs = Execute(**set, "c2", tools::LogsRequest{"payment-db", "slow query", 60}, budget);
   ASSERT_EQ(tools::EvidenceStatusOf(logs.record.result), tools::EvidenceStatus::kEvidenceFound);
   const auto& events = std::get<tools::LogsResult>(logs.record.result).events;
-  EXPECT_GE(events.front().timestamp, events.back().timestamp) << "newest first";
-  EXPECT_GE(events.back().timestamp, std::string("2026-11-29T09:30:00.000Z"))
+  EXPECT_LE(events.front().timestamp, events.back().timestamp) << "oldest first";
+  EXPECT_GE(events.front().timestamp, std::string("2026-11-29T09:30:00.000Z"))
       << "60 minutes back from the configured now";
 
   auto rows = Execute(**set, "c3",

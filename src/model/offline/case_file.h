@@ -28,7 +28,7 @@ namespace diagd::model::offline {
 struct LogHop {
   std::string topic;
   std::vector<std::size_t> calls;     // evidence calls on this topic, in order
-  std::vector<EventItem> events;      // their events, newest first per call
+  std::vector<EventItem> events;      // their events, oldest first per call
   std::vector<TemplateGroup> groups;  // over `events`
   std::vector<std::string> mentions;  // other topics named by its top templates
   std::optional<std::size_t> parent;  // the hop that led here
@@ -130,9 +130,9 @@ std::vector<std::string> EvidenceTerms(const CaseFile& file);
 std::vector<std::string> MechanismTerms(const CaseFile& file);
 
 // When the failure was first seen: the oldest returned event of the
-// dominant template of each link of the chain (the logs give the newest
-// events, so the failure began then or earlier). Empty when no event has a
-// time. (change_record.cc)
+// dominant template of each link of the chain (the logs give the earliest
+// matches of a query as well as the newest, so that is the first the query
+// found). Empty when no event has a time. (change_record.cc)
 std::string FirstSeenFailure(const CaseFile& file);
 
 // A change that says it touches nothing that runs ("log format only",

@@ -56,7 +56,7 @@ std::optional<DraftFinding> LogsFinding(const CallRecord& call, bool en) {
   if (text::CodePointCount(quote) < 4) return std::nullopt;
   std::string count =
       std::to_string(groups.front().members.size()) + "/" + std::to_string(call.events.size());
-  std::string newest = call.events.front().timestamp;
+  std::string newest = call.events.back().timestamp;
   std::string statement =
       en ? call.input.topic + " (" + call.input.query + ", " + Lookback(call, true) +
                "): " + std::to_string(groups.size()) + (groups.size() == 1 ? " kind" : " kinds") +
@@ -259,9 +259,9 @@ std::vector<std::string> BuildNotes(const InvestigationState& state,
   }
   if (sampled) {
     notes.push_back(
-        en ? "Log findings are read from the newest events each query returned, grouped by message "
-             "template; they are samples, not full counts."
-           : "日志结论基于每次查询返回的最新事件（按消息模板归类），是抽样而不是全量统计。");
+        en ? "Log findings are read from the earliest and newest events each query returned, "
+             "grouped by message template; they are samples, not full counts."
+           : "日志结论基于每次查询返回的最早与最新事件（按消息模板归类），是抽样而不是全量统计。");
   }
   if (analysis.clock_hour) {
     notes.push_back(en ? "Times in the question are read on the logs' clock (UTC)."

@@ -65,6 +65,18 @@ std::string RawResponse(const std::string& topic, TopicFormat format,
   return out.Take();
 }
 
+// A bounded query whose bounds leave nothing of the lookback window: told
+// to the model with the window, rather than an empty answer it could read
+// as "nothing happened then".
+std::string OutsideWindow(UnixMillis now_ms, const LogsRequest& request) {
+  auto rfc3339 = [](UnixMillis ms) {
+    return FormatRfc3339Millis(WallTime(std::chrono::milliseconds(ms)));
+  };
+  UnixMillis from_ms = now_ms - static_cast<std::int64_t>(request.lookback_minutes) * kMillisPerMinute;
+  return "after:/before: leave nothing of the lookback window " + rfc3339(from_ms) + " to " +
+         rfc3339(now_ms) + "; raise lookback_minutes or move the bounds";
+}
+
 }  // namespace
 
 LocalLogsAdapter::LocalLogsAdapter(LocalLogsOptions options, const Clock& clock)
@@ -136,6 +148,15 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
     return Unexpected(QueryFailed("lookback_minutes must be at least 1"));
 
   UnixMillis now_ms = ToUnixMillis(options_.now.value_or(clock_.Now()));
+  SearchRequest search;
+  search.query = &*query;
+  search.from_ms = now_ms - static_cast<std::int64_t>(logs->lookback_minutes) * kMillisPerMinute;
+  search.to_ms = now_ms;
+  // The bounds narrow the lookback window, never widen it.
+  const TimeBounds& bounds = query->bounds;
+  if (bounds.after_ms) search.from_ms = std::max(search.from_ms, *bounds.after_ms);
+  if (bounds.before_ms) search.to_ms = std::min(search.to_ms, *bounds.before_ms - 1);
+  if (search.from_ms > search.to_ms) return Unexpected(QueryFailed(OutsideWindow(now_ms, *logs)));
   auto [file, format] = *located;
   auto index = IndexFor(file, format);
   auto refreshed = index->Refresh(clock_, deadline, now_ms, cancel);
@@ -146,10 +167,6 @@ Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
     }
     return Unexpected(FailureOf(refreshed.error()));
   }
-  SearchRequest search;
-  search.query = &*query;
-  search.from_ms = now_ms - static_cast<std::int64_t>(logs->lookback_minutes) * kMillisPerMinute;
-  search.to_ms = now_ms;
   search.max_events = options_.max_events;
   search.max_message_chars = options_.max_message_chars;
   search.reference_ms = now_ms;

@@ -115,7 +115,8 @@ Result<LineScan> ForEachLine(const LogFile& file, std::uint64_t begin, std::uint
   return scan;
 }
 
-BlockReader::BlockReader(const LogFile& file) : file_(file), next_read_(kFirstQueryBlockBytes) {}
+BlockReader::BlockReader(const LogFile& file, Walk walk)
+    : file_(file), walk_(walk), next_read_(kFirstQueryBlockBytes) {}
 
 Result<std::string_view> BlockReader::Read(std::uint64_t offset, std::uint32_t length) {
   std::uint64_t stop = offset + length;
@@ -125,6 +126,11 @@ Result<std::string_view> BlockReader::Read(std::uint64_t offset, std::uint32_t l
   std::uint64_t size = std::max<std::uint64_t>(length, next_read_);
   next_read_ = std::min(next_read_ * 2, kQueryBlockBytes);
   std::uint64_t start = stop > size ? stop - size : 0;
+  if (walk_ == Walk::kForward) {
+    // Not past the end the file had when opened: a read there is short.
+    start = offset;
+    stop = std::max(stop, std::min(offset + size, file_.opened().size));
+  }
   auto bytes = static_cast<std::size_t>(stop - start);
   if (bytes > capacity_) {
     block_ = std::make_unique_for_overwrite<char[]>(bytes);

@@ -62,21 +62,25 @@ Result<LineScan> ForEachLine(const LogFile& file, std::uint64_t begin, std::uint
                              std::size_t max_line_bytes, const std::function<bool()>& should_stop,
                              const std::function<void(std::string_view, std::uint64_t)>& on_line);
 
-// Random reads of records for one query, through one block buffer. Queries
-// walk newest first, that is backwards through a time-ordered file, so a
-// miss reads the block that ends at the record. The first miss reads 4
-// KiB (a page: some 20 records), each next one twice as much, up to 128
-// KiB: a query that keeps one event reads one small block, and one that
-// walks many reads few blocks. (A 16 KiB first block was a tenth of a
-// 1-event run's CPU, in the kernel's copy and the fresh buffer's faults.)
+// Random reads of records for one query, through one block buffer. A query
+// walks its window from both ends (the earliest matches, then the newest),
+// so a reader walks one way: backwards, a miss reads the block that ends at
+// the record; forwards, the block that starts at it. In a time-ordered file
+// either is sequential. The first miss reads 4 KiB (a page: some 20
+// records), each next one twice as much, up to 128 KiB: a query that keeps
+// one event reads one small block, and one that walks many reads few blocks.
+// (A 16 KiB first block was a tenth of a 1-event run's CPU, in the kernel's
+// copy and the fresh buffer's faults.)
 class BlockReader {
  public:
-  explicit BlockReader(const LogFile& file);
+  enum class Walk { kBackward, kForward };
+  explicit BlockReader(const LogFile& file, Walk walk = Walk::kBackward);
   // The `length` bytes at `offset`; UNAVAILABLE when the file is shorter now.
   Result<std::string_view> Read(std::uint64_t offset, std::uint32_t length);
 
  private:
   const LogFile& file_;
+  const Walk walk_;
   // Not a std::string: resizing one zeroes the bytes the read then replaces.
   std::unique_ptr<char[]> block_;
   std::size_t capacity_ = 0;

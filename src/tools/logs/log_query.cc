@@ -10,77 +10,11 @@
 namespace diagd::tools::logs {
 namespace {
 
-// Terms are separated by ASCII white space and U+3000 (the ideographic
-// space a Chinese input method types).
-std::size_t SeparatorLength(std::string_view s, std::size_t i) {
-  char c = s[i];
-  if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') return 1;
-  if (s.substr(i, 3) == "\xE3\x80\x80") return 3;
-  return 0;
-}
-
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
-}
-
-class Tokenizer {
- public:
-  explicit Tokenizer(std::string_view text) : s_(text) {}
-
-  void SkipSeparators() {
-    while (i_ < s_.size()) {
-      std::size_t n = SeparatorLength(s_, i_);
-      if (n == 0) return;
-      i_ += n;
-    }
-  }
-  bool AtEnd() const { return i_ >= s_.size(); }
-  bool AtSeparatorOrEnd() const { return AtEnd() || SeparatorLength(s_, i_) > 0; }
-  bool Eat(char c) {
-    if (AtEnd() || s_[i_] != c) return false;
-    ++i_;
-    return true;
-  }
-  bool EatNoCase(std::string_view prefix) {
-    if (!StartsWithNoCase(s_.substr(i_), prefix)) return false;
-    i_ += prefix.size();
-    return true;
-  }
-  // A quoted phrase (`\"` and `\\` escape inside it) or a bare word up to
-  // the next separator.
-  Result<std::string> Value() {
-    if (!Eat('"')) {
-      std::size_t start = i_;
-      while (!AtSeparatorOrEnd()) ++i_;
-      return std::string(s_.substr(start, i_ - start));
-    }
-    std::string phrase;
-    while (!AtEnd()) {
-      char c = s_[i_++];
-      if (c == '"') return phrase;
-      if (c == '\\' && !AtEnd() && (s_[i_] == '"' || s_[i_] == '\\')) c = s_[i_++];
-      phrase.push_back(c);
-    }
-    return Error::InvalidArgument("unterminated quote in query");
-  }
-
- private:
-  std::string_view s_;
-  std::size_t i_ = 0;
-};
-
-Result<FieldClause> ReadField(Tokenizer& tokens, bool negated, bool is_level) {
-  auto value = tokens.Value();
-  if (!value) return Unexpected(value.error());
+Result<FieldClause> ReadField(const QueryTerm& term) {
+  bool is_level = term.kind == QueryTerm::Kind::kLevel;
   FieldClause clause;
-  clause.negated = negated;
-  std::string_view rest = *value;
+  clause.negated = term.negated;
+  std::string_view rest = term.value;
   while (!rest.empty()) {
     std::size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
@@ -117,29 +51,30 @@ bool IsFoldStable(char32_t cp) {
 }
 
 Result<LogQuery> ParseLogQuery(std::string_view text) {
+  auto terms = SplitQueryTerms(text);
+  if (!terms) return Unexpected(terms.error());
+  auto bounds = BoundsOf(*terms);
+  if (!bounds) return Unexpected(bounds.error());
   LogQuery query;
-  Tokenizer tokens(text);
-  for (tokens.SkipSeparators(); !tokens.AtEnd(); tokens.SkipSeparators()) {
-    bool negated = tokens.Eat('-');
-    if (negated && tokens.AtSeparatorOrEnd()) {
-      return Error::InvalidArgument("'-' must be followed by a term to exclude, e.g. -healthcheck");
+  query.bounds = *bounds;
+  for (const auto& term : *terms) {
+    switch (term.kind) {
+      case QueryTerm::Kind::kLevel:
+      case QueryTerm::Kind::kService: {
+        auto clause = ReadField(term);
+        if (!clause) return Unexpected(clause.error());
+        (term.kind == QueryTerm::Kind::kLevel ? query.levels : query.services)
+            .push_back(std::move(*clause));
+        break;
+      }
+      case QueryTerm::Kind::kText:
+        if (term.value.empty()) break;  // "" constrains nothing
+        (term.negated ? query.excluded : query.required).push_back(text::CaseFold(term.value));
+        break;
+      case QueryTerm::Kind::kAfter:
+      case QueryTerm::Kind::kBefore:
+        break;  // in query.bounds
     }
-    if (tokens.EatNoCase("level:")) {
-      auto clause = ReadField(tokens, negated, /*is_level=*/true);
-      if (!clause) return Unexpected(clause.error());
-      query.levels.push_back(std::move(*clause));
-      continue;
-    }
-    if (tokens.EatNoCase("service:")) {
-      auto clause = ReadField(tokens, negated, /*is_level=*/false);
-      if (!clause) return Unexpected(clause.error());
-      query.services.push_back(std::move(*clause));
-      continue;
-    }
-    auto value = tokens.Value();
-    if (!value) return Unexpected(value.error());
-    if (value->empty()) continue;  // "" constrains nothing
-    (negated ? query.excluded : query.required).push_back(text::CaseFold(*value));
   }
   return query;
 }

@@ -5,11 +5,13 @@
 //   -healthcheck  -"GET /ping"  exclusions
 //   level:ERROR  level:warn,error  -level:INFO
 //   service:order-service  service:a,b  -service:gateway
+//   after:2026-11-29T09:55:00Z  before:2026-11-29T10:10:00+08:00
 //
 // Terms and phrases are case-insensitive substrings of the event's message
 // (Unicode case folding; Chinese matches as a substring, so 超时 finds
-// 连接超时); `level:` and `service:` compare whole names. An empty query
-// matches every event.
+// 连接超时); `level:` and `service:` compare whole names; `after:` (its time
+// included) and `before:` (excluded) bound the time. An empty query matches
+// every event.
 //
 // Thread safety: a LogQuery is an immutable value once parsed; MessageMatcher
 // keeps a scratch buffer and belongs to one thread.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "tools/logs/query_terms.h"
 
 namespace diagd::tools::logs {
 
@@ -34,12 +37,14 @@ struct LogQuery {
   std::vector<std::string> excluded;  // case-folded; none may occur
   std::vector<FieldClause> levels;
   std::vector<FieldClause> services;
+  TimeBounds bounds;  // applied to the search window, not by the matchers
 
   bool HasTextTerms() const { return !required.empty() || !excluded.empty(); }
 };
 
 // INVALID_ARGUMENT, with a short reason fit for the model, for an
-// unterminated quote, a `-` with nothing after it, or a field with no value.
+// unterminated quote, a `-` with nothing after it, a field with no value, or
+// a time bound that is not an RFC 3339 time, is negated or leaves no time.
 Result<LogQuery> ParseLogQuery(std::string_view text);
 
 // `level` normalized (empty when the event has none).

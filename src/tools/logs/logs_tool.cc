@@ -1,10 +1,14 @@
 #include "tools/logs/logs_tool.h"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <boost/json.hpp>
 
+#include "core/clock.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "tools/logs/query_terms.h"
 
 namespace diagd::tools::logs {
 
@@ -40,9 +44,34 @@ InputResult<LogsRequest> ParseInput(const boost::json::object& input, const Logs
   return LogsRequest{std::move(*topic), std::move(*query), static_cast<int>(minutes)};
 }
 
+namespace {
+
+// A bound as the backend reads it: one spelling per instant.
+boost::json::value BoundIdentity(const std::optional<std::int64_t>& ms) {
+  if (!ms) return nullptr;
+  return boost::json::value(FormatRfc3339Millis(WallTime(std::chrono::milliseconds(*ms))));
+}
+
+}  // namespace
+
 Scope ScopeOf(const LogsRequest& request) {
   std::string query = text::CollapseWhitespace(request.query);
   boost::json::array identity{"query_logs", request.topic, query, request.lookback_minutes};
+  // With time bounds, they are identified by the instants they name (any
+  // zone, any place in the query, the tightest of several) and the rest of
+  // the query by its text. A query the backend will refuse keeps its text.
+  auto terms = SplitQueryTerms(request.query);
+  auto bounds = terms ? BoundsOf(*terms) : Result<TimeBounds>(Unexpected(terms.error()));
+  if (bounds && bounds->Any()) {
+    std::string rest;
+    for (const auto& term : *terms) {
+      if (term.kind == QueryTerm::Kind::kAfter || term.kind == QueryTerm::Kind::kBefore) continue;
+      rest += std::string(term.written) + " ";
+    }
+    identity[2] = text::CollapseWhitespace(rest);
+    identity.emplace_back(BoundIdentity(bounds->after_ms));
+    identity.emplace_back(BoundIdentity(bounds->before_ms));
+  }
   std::string summary = request.topic + ": " + (query.empty() ? "*" : query) + " (" +
                         std::to_string(request.lookback_minutes) + "m)";
   return {json::Canonical(identity), text::TruncateCodePoints(summary, 120)};

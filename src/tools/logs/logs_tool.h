@@ -31,7 +31,8 @@ struct LogsRules {
 // unknown one is UNKNOWN_TOPIC; otherwise a topic must be a plain file name
 // ([A-Za-z0-9._-], not starting with a dot): INVALID_NAME.
 InputResult<LogsRequest> ParseInput(const boost::json::object& input, const LogsRules& rules);
-// Identity: topic, query with white space collapsed, actual lookback.
+// Identity: topic, query with white space collapsed, actual lookback; with
+// after:/before: bounds, the query without them and the instants they name.
 Scope ScopeOf(const LogsRequest& request);
 boost::json::object InputSchema(const LogsRules& rules);
 boost::json::object RequestJson(const LogsRequest& request);

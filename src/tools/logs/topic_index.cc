@@ -1,6 +1,8 @@
 #include "tools/logs/topic_index.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 #include "core/text.h"
 
@@ -238,11 +240,12 @@ Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Log
     stale_ = true;
     return Error::Unavailable("log file changed under its index");
   };
-  BlockReader reader(file);
   MessageMatcher matcher(query);
   std::size_t steps = 0;
-  for (auto it = last; it != first;) {
-    --it;
+  // The event of `it` when it matches, read through `reader`.
+  const std::optional<LogEvent> kNoMatch;
+  auto examine = [&](std::vector<Entry>::const_iterator it,
+                     BlockReader& reader) -> Result<std::optional<LogEvent>> {
     if (++steps % kDeadlineStride == 0) {
       if (cancel.stop_requested()) return Error::Cancelled("log query stopped: the run was cancelled");
       if (clock.Monotonic() > deadline) {
@@ -251,8 +254,8 @@ Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Log
     }
     bool unlisted_level = it->level == kUnlistedLevel;
     bool unlisted_service = it->service == kUnlistedService;
-    if (!unlisted_level && !level_ok[it->level]) continue;
-    if (filter_services && !unlisted_service && !service_ok[it->service]) continue;
+    if (!unlisted_level && !level_ok[it->level]) return kNoMatch;
+    if (filter_services && !unlisted_service && !service_ok[it->service]) return kNoMatch;
 
     auto bytes = reader.Read(it->offset, it->length);
     if (!bytes) return changed();
@@ -262,31 +265,59 @@ Result<SearchOutcome> TopicIndex::Search(const SearchRequest& request, const Log
     if (format_ == TopicFormat::kJsonLines && bytes->find('\\') == std::string_view::npos &&
         !matcher.MayMatch(*bytes)) {
       ++out.examined;
-      continue;
+      return kNoMatch;
     }
     auto record = DecodeRecord(format_, *bytes, request.reference_ms);
     if (!record) return changed();
     ++out.examined;
     std::string_view level = unlisted_level ? record->level : levels_[it->level].text;
     std::string_view service = unlisted_service ? record->service : services_[it->service].text;
-    if (unlisted_level && !LevelMatches(query, level)) continue;
+    if (unlisted_level && !LevelMatches(query, level)) return kNoMatch;
     if (filter_services && unlisted_service && !ServiceMatches(query, text::CaseFold(service))) {
-      continue;
+      return kNoMatch;
     }
     // An event without a message has nothing a diagnosis could quote.
-    if (record->message.empty() || !matcher.Matches(record->message)) continue;
-    if (out.events.size() >= request.max_events) {
-      out.more_matched = true;
-      break;
-    }
+    if (record->message.empty() || !matcher.Matches(record->message)) return kNoMatch;
     LogEvent event;
     event.timestamp = FormatRfc3339Millis(WallTime(std::chrono::milliseconds(it->time_ms)));
     if (!level.empty()) event.level = std::string(level);
     if (!service.empty()) event.service = std::string(service);
     event.message = std::move(record->message);
+    return std::optional<LogEvent>(std::move(event));
+  };
+  auto kept = [&](LogEvent event) {
     out.message_cut |= text::BoundCodePoints(event.message, request.max_message_chars);
-    out.events.push_back(std::move(event));
+    return event;
+  };
+
+  // The earliest matches, walking forward from the window's start; then the
+  // newest, walking back from its end down to where the first walk stopped.
+  // Each walk stops at its share, so a query that matches much reads about
+  // max_events events, and one that matches little reads the window once.
+  std::size_t earliest_share = EarliestShare(request.max_events);
+  std::size_t newest_share = request.max_events - earliest_share;
+  auto forward_end = first;
+  {
+    BlockReader reader(file, BlockReader::Walk::kForward);
+    for (; forward_end != last && out.events.size() < earliest_share; ++forward_end) {
+      auto event = examine(forward_end, reader);
+      if (!event) return Unexpected(event.error());
+      if (*event) out.events.push_back(kept(std::move(**event)));
+    }
   }
+  std::vector<LogEvent> newest;  // newest first
+  BlockReader reader(file, BlockReader::Walk::kBackward);
+  for (auto it = last; it != forward_end;) {
+    auto event = examine(--it, reader);
+    if (!event) return Unexpected(event.error());
+    if (!*event) continue;
+    if (newest.size() >= newest_share) {
+      out.more_matched = true;
+      break;
+    }
+    newest.push_back(kept(std::move(**event)));
+  }
+  std::move(newest.rbegin(), newest.rend(), std::back_inserter(out.events));
   return out;
 }
 

@@ -49,7 +49,9 @@ struct SearchRequest {
 };
 
 struct SearchOutcome {
-  std::vector<LogEvent> events;   // newest first; equal times: later in the file first
+  // Oldest first (equal times: in file order); when more matched than
+  // max_events, the earliest EarliestShare(max_events) and the newest rest.
+  std::vector<LogEvent> events;
   bool more_matched = false;      // an event beyond max_events matched too
   bool message_cut = false;       // a message was cut to max_message_chars
   std::size_t window_events = 0;  // indexed events in the time window
@@ -84,10 +86,12 @@ class TopicIndex {
   Result<LogFile> Refresh(const Clock& clock, MonoTime deadline, UnixMillis reference_ms,
                           const std::stop_token& cancel = {});
 
-  // The newest events of the window that match, read from `file` (what
-  // Refresh returned). UNAVAILABLE when the file changed under the index,
-  // or when another call's refresh left the index incomplete (a retry
-  // refreshes it); DEADLINE_EXCEEDED; CANCELLED.
+  // The events of the window that match, in time order, read from `file`
+  // (what Refresh returned): all of them, or when more than max_events
+  // match, the earliest and the newest (SearchOutcome::events).
+  // UNAVAILABLE when the file changed under the index, or when another
+  // call's refresh left the index incomplete (a retry refreshes it);
+  // DEADLINE_EXCEEDED; CANCELLED.
   Result<SearchOutcome> Search(const SearchRequest& request, const LogFile& file,
                                const Clock& clock, MonoTime deadline,
                                const std::stop_token& cancel = {}) const;

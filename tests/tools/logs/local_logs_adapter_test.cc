@@ -79,14 +79,14 @@ TEST_F(LocalLogsAdapterTest, WindowEndsAtConfiguredNowAndIncludesBothEnds) {
                                JsonLine(MinutesAgo(0), "INFO", "a", "at now") +
                                JsonLine(MinutesAgo(-1.0 / 60000), "INFO", "a", "future"));
   auto result = Found(*Adapter(), "t", "", 60);
-  EXPECT_THAT(Messages(result), ElementsAre("at now", "middle", "oldest kept"));
+  EXPECT_THAT(Messages(result), ElementsAre("oldest kept", "middle", "at now"));
   EXPECT_EQ(result.lookback_minutes, 60);
-  EXPECT_EQ(result.events[0].timestamp, "2026-11-29T10:30:00.000Z");
-  EXPECT_EQ(result.events[2].timestamp, "2026-11-29T09:30:00.000Z");
-  EXPECT_THAT(Messages(Found(*Adapter(), "t", "", 31)), ElementsAre("at now", "middle"));
+  EXPECT_EQ(result.events[0].timestamp, "2026-11-29T09:30:00.000Z");
+  EXPECT_EQ(result.events[2].timestamp, "2026-11-29T10:30:00.000Z");
+  EXPECT_THAT(Messages(Found(*Adapter(), "t", "", 31)), ElementsAre("middle", "at now"));
 }
 
-TEST_F(LocalLogsAdapterTest, ReturnsNewestFirstWhateverTheFileOrder) {
+TEST_F(LocalLogsAdapterTest, ReturnsOldestFirstWhateverTheFileOrder) {
   folder_.Write("t.log",
                 "2026-11-29 10:10:00 INFO [a] ten past\n"
                 "2026-11-29 10:20:00 INFO [a] twenty past\n"
@@ -94,7 +94,7 @@ TEST_F(LocalLogsAdapterTest, ReturnsNewestFirstWhateverTheFileOrder) {
                 "2026-11-29 10:20:00 INFO [a] twenty past, later in the file\n");
   EXPECT_THAT(
       Messages(Found(*Adapter(), "t", "")),
-      ElementsAre("twenty past, later in the file", "twenty past", "ten past", "five past"));
+      ElementsAre("five past", "ten past", "twenty past", "twenty past, later in the file"));
 }
 
 TEST_F(LocalLogsAdapterTest, TimestampsAreRfc3339UtcWithMilliseconds) {
@@ -102,25 +102,102 @@ TEST_F(LocalLogsAdapterTest, TimestampsAreRfc3339UtcWithMilliseconds) {
                                JsonLine("2026-11-29T10:21:00", "INFO", "a", "no zone is UTC"));
   auto result = Found(*Adapter(), "t", "");
   ASSERT_EQ(result.events.size(), 2u);
-  EXPECT_EQ(result.events[0].timestamp, "2026-11-29T10:21:00.000Z");
-  EXPECT_EQ(result.events[1].timestamp, "2026-11-29T10:20:00.500Z");
+  EXPECT_EQ(result.events[0].timestamp, "2026-11-29T10:20:00.500Z");
+  EXPECT_EQ(result.events[1].timestamp, "2026-11-29T10:21:00.000Z");
 }
 
-TEST_F(LocalLogsAdapterTest, StopsAtMaxEventsAndSaysTruncatedOnlyWhenMoreMatched) {
-  std::string text;
+TEST_F(LocalLogsAdapterTest, MoreMatchesThanMaxEventsGiveTheFirstAndTheNewestInTimeOrder) {
+  // e10 is the oldest, e1 the newest; the quiet lines around them match
+  // nothing, so each walk has to skip some.
+  std::string text = JsonLine(MinutesAgo(11), "INFO", "a", "quiet start");
   for (int i = 10; i >= 1; --i)
     text += JsonLine(MinutesAgo(i), "ERROR", "a", "e" + std::to_string(i));
+  text += JsonLine(MinutesAgo(0.5), "INFO", "a", "quiet end");
   folder_.Write("t.jsonl", text);
   LocalLogsOptions options;
-  options.max_events = 3;
+  options.max_events = 5;  // the first one and the newest four
   auto adapter = Adapter(options);
-  auto many = Found(*adapter, "t", "");
-  EXPECT_THAT(Messages(many), ElementsAre("e1", "e2", "e3"));
+  auto many = Found(*adapter, "t", "level:ERROR");
+  EXPECT_THAT(Messages(many), ElementsAre("e10", "e4", "e3", "e2", "e1"));
   EXPECT_TRUE(many.truncated);
-  EXPECT_EQ(many.returned_count, 3u);
-  auto exact = Found(*adapter, "t", "e1");  // e1 and e10
-  EXPECT_THAT(Messages(exact), ElementsAre("e1", "e10"));
+  EXPECT_EQ(many.returned_count, 5u);
+
+  options.max_events = 10;  // the first two and the newest eight
+  auto ten = Found(*Adapter(options), "t", "");
+  EXPECT_THAT(Messages(ten), ElementsAre("quiet start", "e10", "e7", "e6", "e5", "e4", "e3", "e2",
+                                         "e1", "quiet end"));
+  EXPECT_TRUE(ten.truncated);
+
+  auto exact = Found(*adapter, "t", "e1");  // e10 and e1
+  EXPECT_THAT(Messages(exact), ElementsAre("e10", "e1"));
   EXPECT_FALSE(exact.truncated);
+  options.max_events = 12;  // as many as match
+  auto all = Found(*Adapter(options), "t", "");
+  EXPECT_EQ(all.events.size(), 12u);
+  EXPECT_FALSE(all.truncated);
+}
+
+TEST_F(LocalLogsAdapterTest, AQueryThatMatchesMuchReadsOnlyTheEventsItReturns) {
+  // Two thousand matches over a few blocks of file: both walks stop at
+  // their share, whatever lies between.
+  std::string text;
+  for (int i = 0; i < 2000; ++i) {
+    text += JsonLine(MinutesAgo(50 - i * 0.02), "ERROR", "a",
+                     "timeout " + std::to_string(i) + " " + std::string(200, 'x'));
+  }
+  folder_.Write("t.jsonl", text);
+  LocalLogsOptions options;
+  options.max_events = 10;
+  auto out = Run(*Adapter(options), "t", "timeout");
+  ASSERT_TRUE(out);
+  const auto& result = std::get<LogsResult>(out->result);
+  ASSERT_EQ(result.events.size(), 10u);
+  EXPECT_EQ(result.events[0].message.substr(0, 10), "timeout 0 ");
+  EXPECT_EQ(result.events[1].message.substr(0, 10), "timeout 1 ");
+  EXPECT_EQ(result.events[2].message.substr(0, 13), "timeout 1992 ");
+  EXPECT_EQ(result.events[9].message.substr(0, 13), "timeout 1999 ");
+  EXPECT_THAT(out->raw_response, HasSubstr(R"("window_events":2000,"examined":11,)"))
+      << "2 from the start, 8 from the end and the one that says more matched";
+}
+
+TEST_F(LocalLogsAdapterTest, AfterAndBeforeBoundWhatMatches) {
+  // TestNow() is 10:30:00Z.
+  folder_.Write("t.jsonl", JsonLine("2026-11-29T09:54:59.999Z", "ERROR", "a", "just before after") +
+                               JsonLine("2026-11-29T09:55:00.000Z", "ERROR", "a", "at after") +
+                               JsonLine("2026-11-29T10:00:00.000Z", "ERROR", "a", "inside") +
+                               JsonLine("2026-11-29T10:09:59.999Z", "ERROR", "a", "last inside") +
+                               JsonLine("2026-11-29T10:10:00.000Z", "ERROR", "a", "at before"));
+  auto adapter = Adapter();
+  EXPECT_THAT(Messages(Found(*adapter, "t",
+                             "after:2026-11-29T09:55:00Z before:2026-11-29T10:10:00Z")),
+              ElementsAre("at after", "inside", "last inside"))
+      << "after: includes its time, before: excludes it";
+  EXPECT_THAT(Messages(Found(*adapter, "t", "before:2026-11-29T18:10:00+08:00 inside")),
+              ElementsAre("inside", "last inside"))
+      << "any zone; with other terms";
+  EXPECT_THAT(Messages(Found(*adapter, "t", "after:2026-11-29T10:05:00Z")),
+              ElementsAre("last inside", "at before"));
+  auto clamped = Found(*adapter, "t", "after:2026-11-28T00:00:00Z", 30);
+  EXPECT_THAT(Messages(clamped), ElementsAre("inside", "last inside", "at before"))
+      << "the window stays within the lookback";
+  EXPECT_EQ(clamped.lookback_minutes, 30);
+}
+
+TEST_F(LocalLogsAdapterTest, BadOrOutOfWindowBoundsAreQueryFailedWithAReason) {
+  folder_.Write("t.jsonl", JsonLine(MinutesAgo(1), "ERROR", "a", "x"));
+  auto adapter = Adapter();
+  auto bad = Run(*adapter, "t", "timeout after:09:55");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ToolErrorCode::kQueryFailed);
+  EXPECT_THAT(bad.error().message, HasSubstr("after:09:55 is not an RFC 3339 time"));
+  auto outside = Run(*adapter, "t", "before:2026-11-29T09:00:00Z", 60);
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().code, ToolErrorCode::kQueryFailed);
+  EXPECT_EQ(outside.error().message,
+            "after:/before: leave nothing of the lookback window 2026-11-29T09:30:00.000Z to "
+            "2026-11-29T10:30:00.000Z; raise lookback_minutes or move the bounds");
+  EXPECT_FALSE(Run(*adapter, "t", "after:2026-11-29T11:00:00Z")) << "after now";
+  EXPECT_TRUE(Run(*adapter, "t", "before:2026-11-29T09:00:00Z", 120)) << "a wider lookback";
 }
 
 TEST_F(LocalLogsAdapterTest, BoundsLongMessagesInCodePointsAndSaysTruncated) {
@@ -129,7 +206,7 @@ TEST_F(LocalLogsAdapterTest, BoundsLongMessagesInCodePointsAndSaysTruncated) {
   LocalLogsOptions options;
   options.max_message_chars = 5;
   auto result = Found(*Adapter(options), "t", "");
-  EXPECT_THAT(Messages(result), ElementsAre("连接池耗尽", "short"));
+  EXPECT_THAT(Messages(result), ElementsAre("short", "连接池耗尽"));
   EXPECT_TRUE(result.truncated);
 }
 
@@ -157,10 +234,10 @@ TEST_F(LocalLogsAdapterTest, JsonlToleratesMissingAndExtraKeysAndCountsBrokenLin
   auto out = Run(*Adapter(), "t", "");
   ASSERT_TRUE(out);
   const auto& result = std::get<LogsResult>(out->result);
-  ASSERT_THAT(Messages(result), ElementsAre("full", "bare", "from msg"))
+  ASSERT_THAT(Messages(result), ElementsAre("from msg", "bare", "full"))
       << "a message that is not a string leaves nothing to quote";
-  EXPECT_EQ(result.events[0].level, "ERROR");
-  EXPECT_EQ(result.events[0].service, "orders");
+  EXPECT_EQ(result.events[2].level, "ERROR");
+  EXPECT_EQ(result.events[2].service, "orders");
   EXPECT_EQ(result.events[1].level, std::nullopt);
   EXPECT_EQ(result.events[1].service, std::nullopt);
   EXPECT_THAT(out->raw_response, HasSubstr(R"("skipped_lines":3)"));
@@ -228,14 +305,14 @@ TEST_F(LocalLogsAdapterTest, QueryLanguageSelectsEventsEndToEnd) {
   auto select = [&](const std::string& query) {
     return Messages(Found(*adapter, "orders", query));
   };
-  EXPECT_THAT(select("timeout"), ElementsAre("upstream timeout", "GET /healthcheck timeout=5s"));
+  EXPECT_THAT(select("timeout"), ElementsAre("GET /healthcheck timeout=5s", "upstream timeout"));
   EXPECT_THAT(select("out request"), ElementsAre(::testing::StartsWith("HikariPool-1")))
       << "terms in any order and place";
   EXPECT_THAT(select("timeout -healthcheck upstream"), ElementsAre("upstream timeout"));
   EXPECT_THAT(select("\"connection is not available\""),
               ElementsAre(::testing::StartsWith("HikariPool-1")));
   EXPECT_THAT(select("-\"connection is\" level:error"), ElementsAre("connection refused"));
-  EXPECT_THAT(select("level:WARN"), ElementsAre("upstream timeout", "调用 payment-db 连接超时"));
+  EXPECT_THAT(select("level:WARN"), ElementsAre("调用 payment-db 连接超时", "upstream timeout"));
   EXPECT_THAT(select("service:payment-db"), ElementsAre("connection refused"));
   EXPECT_THAT(select("超时"), ElementsAre("调用 payment-db 连接超时"));
   EXPECT_EQ(select("").size(), 5u);
@@ -267,9 +344,9 @@ TEST_F(LocalLogsAdapterTest, EventsAppendedBetweenCallsAreSeenByTheNextCall) {
   folder_.Append("t.jsonl", JsonLine(MinutesAgo(1), "ERROR", "a", "second timeout"));
   folder_.Append("u.log", "\tat Pool.get\n2026-11-29 10:25:00 ERROR [a] second timeout\n");
   EXPECT_THAT(Messages(Found(*adapter, "t", "timeout")),
-              ElementsAre("second timeout", "first timeout"));
+              ElementsAre("first timeout", "second timeout"));
   EXPECT_THAT(Messages(Found(*adapter, "u", "timeout")),
-              ElementsAre("second timeout", "first timeout\n\tat Pool.get"));
+              ElementsAre("first timeout\n\tat Pool.get", "second timeout"));
 }
 
 TEST_F(LocalLogsAdapterTest, UnknownTopicIsQueryFailed) {
@@ -350,7 +427,7 @@ TEST_F(LocalLogsAdapterTest, ConcurrentQueriesFromSeveralThreadsWhileTheFileGrow
         const auto& events = std::get<LogsResult>(out->result).events;
         bool sorted =
             std::is_sorted(events.begin(), events.end(),
-                           [](const auto& a, const auto& b) { return a.timestamp > b.timestamp; });
+                           [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
         std::size_t floor = t % 2 ? 200u : 2000u;
         if (!sorted || events.size() < floor) failed = true;
         for (const auto& event : events) {

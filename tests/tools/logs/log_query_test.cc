@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/text.h"
 
@@ -148,6 +150,44 @@ TEST(LogQuery, EveryAsciiByteFoldsAsItsLowerCaseAtAnyPositionOfAWord) {
 TEST(LogQuery, OtherFieldsAreText) {
   EXPECT_TRUE(Selects("status:500", "GET /api status:500 len:12"));
   EXPECT_TRUE(Selects("\"level:ERROR\"", "parsed level:ERROR from config"));
+}
+
+// 2026-11-29T09:55:00Z in ms since the epoch.
+constexpr std::int64_t k0955 = 1'795'946'100'000;
+
+TEST(LogQuery, AfterAndBeforeAreRfc3339TimeBoundsInAnyZone) {
+  auto query = ParseLogQuery("timeout after:2026-11-29T09:55:00Z BEFORE:2026-11-29T18:10:00.5+08:00");
+  ASSERT_TRUE(query) << query.error().message;
+  EXPECT_EQ(query->bounds.after_ms, k0955);
+  EXPECT_EQ(query->bounds.before_ms, k0955 + 15 * 60'000 + 500);
+  EXPECT_EQ(query->required, std::vector<std::string>{"timeout"}) << "bounds are no text terms";
+  EXPECT_FALSE(ParseLogQuery("timeout")->bounds.Any());
+  auto tightest = ParseLogQuery(
+      "after:2026-11-29T09:00:00Z after:2026-11-29T09:55:00Z before:2026-11-29T11:00:00Z "
+      "before:2026-11-29T12:00:00Z");
+  ASSERT_TRUE(tightest);
+  EXPECT_EQ(tightest->bounds.after_ms, k0955);
+  EXPECT_EQ(tightest->bounds.before_ms, k0955 + 65 * 60'000);
+  EXPECT_TRUE(Selects("\"after:tomorrow\"", "retry after:tomorrow")) << "a phrase stays text";
+}
+
+TEST(LogQuery, BadTimeBoundsAreRefusedNamingTheTerm) {
+  EXPECT_EQ(Rejection("timeout after:yesterday"),
+            "after:yesterday is not an RFC 3339 time with a zone, e.g. after:2026-11-29T09:55:00Z");
+  EXPECT_EQ(Rejection("before:2026-11-29T09:55:00"),
+            "before:2026-11-29T09:55:00 is not an RFC 3339 time with a zone, e.g. "
+            "before:2026-11-29T09:55:00Z")
+      << "a zone is required: the logs' clock is not the model's guess";
+  EXPECT_EQ(Rejection("after:2026-13-01T00:00:00Z"),
+            "after:2026-13-01T00:00:00Z is not an RFC 3339 time with a zone, e.g. "
+            "after:2026-11-29T09:55:00Z");
+  EXPECT_EQ(Rejection("after:"), "after: needs an RFC 3339 time, e.g. after:2026-11-29T09:55:00Z");
+  EXPECT_EQ(Rejection("-before:2026-11-29T09:55:00Z"),
+            "-before: cannot be excluded; bound the other side instead, e.g. "
+            "after:2026-11-29T09:55:00Z");
+  EXPECT_EQ(Rejection("after:2026-11-29T09:55:00Z before:2026-11-29T09:55:00Z"),
+            "after: must be earlier than before: (after: includes its time, before: excludes it)");
+  EXPECT_LE(Rejection("after:" + std::string(300, '9')).size(), 200u) << "a long term is cut";
 }
 
 TEST(LogQuery, MayMatchLooksForRequiredTermsOnly) {

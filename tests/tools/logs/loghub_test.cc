@@ -234,8 +234,9 @@ TEST_P(LoghubSample, EveryLineIsAnEventOrAContinuationAndAgreesWithTheStructured
 }
 
 // End to end: the adapter over the sample (linked, not copied, into a
-// temporary folder) returns every event of the sample's span, newest first.
-TEST_P(LoghubSample, AdapterReturnsTheWholeSampleNewestFirst) {
+// temporary folder) returns every event of the sample's span, oldest first;
+// with room for 30, the first 6 and the newest 24 of them.
+TEST_P(LoghubSample, AdapterReturnsTheWholeSampleOldestFirstOrItsTwoEnds) {
   const std::string system = GetParam().system;
   fs::path root =
       fs::temp_directory_path() / ("diagd_loghub_" + system + "_" + std::to_string(::getpid()));
@@ -249,19 +250,31 @@ TEST_P(LoghubSample, AdapterReturnsTheWholeSampleNewestFirst) {
   // The latest event of every sample is within 40 days before this.
   options.now = *ParseRfc3339(std::string(GetParam().first).substr(0, 10) + "T00:00:00Z") +
                 std::chrono::hours(24 * 40);
-  auto adapter = LocalLogsAdapter::Open(options, clock);
-  ASSERT_TRUE(adapter);
-  auto out = (*adapter)->Execute(LogsRequest{system, "", 40 * 24 * 60},
-                                 clock.Monotonic() + std::chrono::seconds(30));
+  auto query = [&](std::size_t max_events) {
+    options.max_events = max_events;
+    auto adapter = LocalLogsAdapter::Open(options, clock);
+    EXPECT_TRUE(adapter);
+    auto out = (*adapter)->Execute(LogsRequest{system, "", 40 * 24 * 60},
+                                   clock.Monotonic() + std::chrono::seconds(30));
+    EXPECT_TRUE(out);
+    return out ? std::get<LogsResult>(out->result) : LogsResult{};
+  };
+  LogsResult whole = query(5000);
+  LogsResult ends = query(30);
   fs::remove_all(root);
-  ASSERT_TRUE(out);
-  const auto& result = std::get<LogsResult>(out->result);
-  EXPECT_EQ(result.events.size(), 2000u);
-  EXPECT_FALSE(result.truncated);
+  ASSERT_EQ(whole.events.size(), 2000u);
+  EXPECT_FALSE(whole.truncated);
   EXPECT_TRUE(std::is_sorted(
-      result.events.begin(), result.events.end(),
-      [](const LogEvent& a, const LogEvent& b) { return a.timestamp > b.timestamp; }))
-      << "newest first";
+      whole.events.begin(), whole.events.end(),
+      [](const LogEvent& a, const LogEvent& b) { return a.timestamp < b.timestamp; }))
+      << "oldest first";
+  ASSERT_EQ(ends.events.size(), 30u);
+  EXPECT_TRUE(ends.truncated);
+  for (std::size_t i = 0; i < 30; ++i) {
+    const LogEvent& expected = whole.events[i < 6 ? i : 2000 - 30 + i];
+    EXPECT_EQ(ends.events[i].timestamp, expected.timestamp) << i;
+    EXPECT_EQ(ends.events[i].message, expected.message) << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Loghub, LoghubSample, ::testing::ValuesIn(kSamples),
