@@ -369,6 +369,8 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
   for (std::size_t c = 0; c < state.calls.size(); ++c) {
     const CallRecord& call = state.calls[c];
     if (call.tool != ToolKind::kLogs || call.outcome != Outcome::kEvidence) continue;
+    // An audit or deploy log holds records of changes, not a failure.
+    if (IsChangeTopic(call.input.topic)) continue;
     auto hop = std::find_if(file.hops.begin(), file.hops.end(),
                             [&](const LogHop& h) { return h.topic == call.input.topic; });
     if (hop == file.hops.end()) {
@@ -389,8 +391,10 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
   }
   if (analysis.clock_hour && file.latest_time.size() >= 10) {
     char hour[16];
-    std::snprintf(hour, sizeof(hour), " %02d:00:00", *analysis.clock_hour);
+    std::snprintf(hour, sizeof(hour), " %02d:%02d:00", *analysis.clock_hour,
+                  analysis.clock_minute.value_or(0));
     file.stated_onset = file.latest_time.substr(0, 10) + hour;
+    file.stated_minute = analysis.clock_minute.has_value();
     // "8 点" asked at 01:00 is yesterday's 20:00.
     if (file.stated_onset > file.latest_time)
       file.stated_onset = MinusMinutes(file.stated_onset, 1440);

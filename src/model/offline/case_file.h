@@ -89,6 +89,7 @@ struct CaseFile {
   // When the question says the failure began ("8 点左右开始", "since about
   // 10:00"): that hour on the day of latest_time. Empty when it says none.
   std::string stated_onset;
+  bool stated_minute = false;  // the question gave the minute, not only the hour
   int window_minutes = 0;     // the lookback the logs were read with
 
   const LogHop* Deepest() const { return chain.empty() ? nullptr : &hops[chain.back()]; }
@@ -111,6 +112,21 @@ bool TellsFailure(const std::string& message, const QuestionAnalysis& analysis);
 // deeper its service sits in the chain, the better. Nothing when no row fits.
 // (change_record.cc)
 std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state, const CaseFile& file);
+
+// A topic where changes are logged, by its name: an audit, deploy or
+// release log, argocd, rollouts (change_sources.cc).
+bool IsChangeTopic(const std::string& topic);
+// The change records among the events of change topics ("change NET-1
+// applied target=dns by=ops: DNS: remove record ...": a ticket, a change
+// word, the target's field) and among the documents (a change notice: a
+// ticket and a change word in its title or path, a time, what was done).
+std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state);
+std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state);
+
+// The names of one thing the chain's errors show (a host, an address, a
+// path, and a path's first two components), lower-cased: a change or a
+// notice that names one is about what fails.
+std::vector<std::string> ThingsTheErrorsName(const CaseFile& file);
 
 // The row of a resource table (ResourceQuerySql) that names a host, an
 // address or a path of the chain's errors, when exactly one thing does (two

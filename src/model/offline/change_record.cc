@@ -10,6 +10,7 @@ namespace diagd::model::offline {
 namespace {
 
 constexpr long kBuildUpMinutes = 24 * 60;
+constexpr long kAroundMinutes = 10;
 
 std::string CellText(const std::vector<Cell>& row, int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= row.size()) return {};
@@ -182,26 +183,6 @@ std::vector<std::string> NamingTerms(const CaseFile& file) {
   return terms;
 }
 
-// The names of one thing the chain's errors show (Identifiers: a host, an
-// address, a path), and of a path also its first two components
-// ("/data/order-api" of "/data/order-api/spool"): a change on that host or
-// under that directory touched what fails, however long before the
-// failure it was made (a disk fills, a heap grows, a cached record expires
-// for hours). Lower-cased.
-std::vector<std::string> ThingsTheErrorsName(const CaseFile& file) {
-  std::vector<std::string> things;
-  for (std::size_t position : file.chain) {
-    for (const auto& name : Identifiers(file.hops[position].key_message)) {
-      AddTerm(things, name);
-      if (name.front() != '/') continue;
-      std::size_t second = name.find('/', 1);
-      std::size_t third = second == std::string::npos ? second : name.find('/', second + 1);
-      if (third != std::string::npos) AddTerm(things, name.substr(0, third));
-    }
-  }
-  return things;
-}
-
 bool NamesAny(const std::string& text, const std::vector<std::string>& terms) {
   return std::any_of(terms.begin(), terms.end(),
                      [&](const std::string& term) { return ContainsFold(text, term); });
@@ -215,6 +196,55 @@ std::optional<std::size_t> ChainPositionOf(const CaseFile& file, const std::stri
       return p;
   }
   return std::nullopt;
+}
+
+// Every row of the change tables read, as a change record.
+std::vector<ChangeRecord> ChangesInTables(const InvestigationState& state) {
+  std::vector<ChangeRecord> out;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    std::string table, order_column;
+    if (call.tool != ToolKind::kMysql || call.outcome != Outcome::kEvidence ||
+        !ParseChangeQuery(call.input.sql, &table, &order_column)) {
+      continue;
+    }
+    ChangeColumns roles = ChangeColumnsOf(call.columns, order_column);
+    for (const auto& row : call.rows) {
+      ChangeRecord record;
+      record.time = SortableTime(CellText(row, roles.time));
+      if (record.time.empty()) continue;
+      record.call = c;
+      record.table = table;
+      record.service = CellText(row, roles.service);
+      record.version = CellText(row, roles.version);
+      record.summary = CellText(row, roles.summary);
+      record.ticket = CellText(row, roles.ticket);
+      record.db_change = CellText(row, roles.db_change);
+      record.key = CellText(row, roles.key);
+      record.old_value = CellText(row, roles.old_value);
+      record.new_value = CellText(row, roles.new_value);
+      if (roles.db_change >= 0)
+        record.db_change_column = call.columns[static_cast<std::size_t>(roles.db_change)];
+      bool summary_quotable = roles.summary >= 0 &&
+                              static_cast<std::size_t>(roles.summary) < row.size() &&
+                              row[static_cast<std::size_t>(roles.summary)].is_text &&
+                              text::CodePointCount(record.summary) >= 4;
+      record.quote = summary_quotable ? CutPrefix(record.summary, 160) : record.version;
+      if (text::CodePointCount(record.quote) < 4) record.quote.clear();
+      // The version before it, for the rollback.
+      std::string previous_time;
+      for (const auto& other : call.rows) {
+        std::string other_time = SortableTime(CellText(other, roles.time));
+        if (CellText(other, roles.service) == record.service && !other_time.empty() &&
+            other_time < record.time && other_time > previous_time) {
+          previous_time = other_time;
+          record.previous_version = CellText(other, roles.version);
+        }
+      }
+      out.push_back(std::move(record));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -236,6 +266,15 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // it (a restart, a reroute), never its cause.
   std::string latest = FirstSeenFailure(file);
   if (latest.empty()) latest = file.latest_time;
+  // When the logs read start after the hour the question says it began,
+  // the onset was not seen: a change made after that hour (give or take
+  // the "around") cannot be told from a reaction to it.
+  bool onset_unseen = file.window_minutes > 0 &&
+                      MinusMinutes(file.latest_time, file.window_minutes) > file.stated_onset;
+  if (!file.stated_onset.empty() && onset_unseen) {
+    long around = file.stated_minute ? kAroundMinutes : 60;  // "8 点以后": any time in that hour
+    latest = std::min(latest, MinusMinutes(file.stated_onset, -around));
+  }
   // A change that names the very host or path that fails counts from a day
   // before: what it set in motion may take hours to show.
   std::vector<std::string> things = ThingsTheErrorsName(file);
@@ -243,76 +282,58 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
 
   bool release_named = RunbookNamesARelease(state, file);
 
+  std::vector<ChangeRecord> candidates = ChangesInTables(state);
+  for (auto* more : {&ChangesInLogs, &ChangesInDocuments}) {
+    std::vector<ChangeRecord> found = (*more)(state);
+    candidates.insert(candidates.end(), found.begin(), found.end());
+  }
   std::optional<ChangeRecord> best;
   int best_score = 0;
-  for (std::size_t c = 0; c < state.calls.size(); ++c) {
-    const CallRecord& call = state.calls[c];
-    std::string table, order_column;
-    if (call.tool != ToolKind::kMysql || call.outcome != Outcome::kEvidence ||
-        !ParseChangeQuery(call.input.sql, &table, &order_column)) {
-      continue;
-    }
-    ChangeColumns roles = ChangeColumnsOf(call.columns, order_column);
-    for (const auto& row : call.rows) {
-      std::string time = SortableTime(CellText(row, roles.time));
-      if (time.empty() || time < long_before || time > latest) continue;
-      std::string service = CellText(row, roles.service);
-      std::string summary = CellText(row, roles.summary);
-      // A change explains the failure only when its content names what the
-      // errors show: being recent, or on the failing service, is not enough
-      // (a logging-only or rate-limit change is innocent by its content).
-      // A configuration push says what it changed in its key.
-      std::string key = CellText(row, roles.key);
-      std::string content = summary + "\n" + key;
-      bool names_thing = NamesAny(content, things);
-      if (time < earliest && !names_thing) continue;
-      bool describes = names_thing || NamesAny(content, terms) || NamesAny(key, mechanism);
-      auto position = ChainPositionOf(file, service);
-      // On a service outside the chain it must name one thing the errors name.
-      if (!position && !NamesAny(content, naming)) describes = false;
-      // Or the runbook names what to look for, a release of the failing
-      // service, and this row is one.
-      bool named_release = release_named && position && !CellText(row, roles.version).empty();
-      if ((!describes && !named_release) || DeclaresItselfHarmless(summary)) continue;
-      int score = 6;
-      if (position) score += 10 + 5 * static_cast<int>(*position);
-      if (best && (score < best_score || (score == best_score && time <= best->time))) continue;
-      ChangeRecord record;
-      record.call = c;
-      record.table = table;
-      record.service = service;
-      record.version = CellText(row, roles.version);
-      record.time = time;
-      record.summary = summary;
-      record.ticket = CellText(row, roles.ticket);
-      record.db_change = CellText(row, roles.db_change);
-      record.key = CellText(row, roles.key);
-      record.old_value = CellText(row, roles.old_value);
-      record.new_value = CellText(row, roles.new_value);
-      if (roles.db_change >= 0)
-        record.db_change_column = call.columns[static_cast<std::size_t>(roles.db_change)];
-      record.chain_position = position.value_or(file.chain.size() - 1);
-      bool summary_quotable = roles.summary >= 0 &&
-                              static_cast<std::size_t>(roles.summary) < row.size() &&
-                              row[static_cast<std::size_t>(roles.summary)].is_text &&
-                              text::CodePointCount(summary) >= 4;
-      record.quote = summary_quotable ? CutPrefix(summary, 160) : record.version;
-      if (text::CodePointCount(record.quote) < 4) record.quote.clear();
-      // The version before it, for the rollback.
-      std::string previous_time;
-      for (const auto& other : call.rows) {
-        std::string other_time = SortableTime(CellText(other, roles.time));
-        if (CellText(other, roles.service) == service && !other_time.empty() && other_time < time &&
-            other_time > previous_time) {
-          previous_time = other_time;
-          record.previous_version = CellText(other, roles.version);
-        }
-      }
-      best = record;
-      best_score = score;
-    }
+  for (auto& record : candidates) {
+    const std::string& time = record.time;
+    if (time < long_before || time > latest) continue;
+    // A change explains the failure only when its content names what the
+    // errors show: being recent, or on the failing service, is not enough
+    // (a logging-only or rate-limit change is innocent by its content).
+    // A configuration push says what it changed in its key.
+    std::string content = record.summary + "\n" + record.key;
+    bool names_thing = NamesAny(content, things);
+    if (time < earliest && !names_thing) continue;
+    bool describes = names_thing || NamesAny(content, terms) || NamesAny(record.key, mechanism);
+    auto position = ChainPositionOf(file, record.service);
+    // On a service outside the chain it must name one thing the errors name.
+    if (!position && !NamesAny(content, naming)) describes = false;
+    // Or the runbook names what to look for, a release of the failing
+    // service, and this row is one.
+    bool named_release = release_named && position && !record.version.empty();
+    if ((!describes && !named_release) || DeclaresItselfHarmless(record.summary)) continue;
+    int score = 6;
+    if (position) score += 10 + 5 * static_cast<int>(*position);
+    if (best && (score < best_score || (score == best_score && time <= best->time))) continue;
+    record.chain_position = position.value_or(file.chain.size() - 1);
+    best = record;
+    best_score = score;
   }
   return best;
+}
+
+// Identifiers, and of a path also its first two components
+// ("/data/order-api" of "/data/order-api/spool"): a change on that host or
+// under that directory touched what fails, however long before the
+// failure it was made (a disk fills, a heap grows, a cached record expires
+// for hours).
+std::vector<std::string> ThingsTheErrorsName(const CaseFile& file) {
+  std::vector<std::string> things;
+  for (std::size_t position : file.chain) {
+    for (const auto& name : Identifiers(file.hops[position].key_message)) {
+      AddTerm(things, name);
+      if (name.front() != '/') continue;
+      std::size_t second = name.find('/', 1);
+      std::size_t third = second == std::string::npos ? second : name.find('/', second + 1);
+      if (third != std::string::npos) AddTerm(things, name.substr(0, third));
+    }
+  }
+  return things;
 }
 
 }  // namespace diagd::model::offline

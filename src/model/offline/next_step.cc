@@ -19,6 +19,8 @@ constexpr std::size_t kMaxDocQueryCodePoints = 100;
 // The best sections whose topics are followed for the deepest link.
 constexpr std::size_t kMaxPointingSections = 2;
 constexpr std::size_t kMaxSharedTopics = 3;
+constexpr std::size_t kMaxChangeTopics = 2;
+constexpr int kChangeLookbackMinutes = 1440;
 
 struct Candidate {
   ToolKind tool = ToolKind::kOther;
@@ -282,6 +284,34 @@ void AddSharedTopicQueries(const InvestigationState& state, const QuestionAnalys
   }
 }
 
+// Changes not kept in a table: the audit and deploy logs, read over a day
+// (the harness clamps it to its maximum), and a change notice among the
+// documents, looked up by the host, path or table the errors name.
+void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& file,
+                              std::vector<Candidate>& out) {
+  if (state.offers_logs) {
+    std::size_t used = 0;
+    for (const auto& topic : state.topics) {
+      if (!IsChangeTopic(topic) || used++ == kMaxChangeTopics) continue;
+      Candidate c = Logs(topic, "", QuestionAnalysis{});
+      c.input.lookback = kChangeLookbackMinutes;
+      out.push_back(std::move(c));
+    }
+  }
+  if (!state.offers_documents) return;
+  std::vector<std::string> things = ThingsTheErrorsName(file);
+  auto host = std::find_if(things.begin(), things.end(),
+                           [](const std::string& thing) { return thing.front() != '/'; });
+  const LogHop* deepest = file.Deepest();
+  if (host != things.end()) {
+    out.push_back(Docs(*host));
+  } else if (deepest != nullptr && !deepest->reading.table.empty()) {
+    out.push_back(Docs(deepest->reading.table));
+  } else if (!things.empty()) {
+    out.push_back(Docs(things.front()));
+  }
+}
+
 std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnalysis& analysis,
                             const CaseFile& file) {
   std::vector<Candidate> plan;
@@ -355,6 +385,7 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     AddSqlCandidates(file, true, plan);
     AddResourceCandidates(state, file, plan);
   }
+  if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
   if (state.offers_documents) {
     for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
       plan.push_back(Docs(DocQueryFor(file.hops[*it], state.lang)));

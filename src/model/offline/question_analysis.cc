@@ -222,6 +222,27 @@ void ReadLookback(std::string_view text, QuestionAnalysis& analysis) {
   }
 }
 
+// The minute written after an hour: "10:02", "18 点 6 分", "8点18分".
+std::optional<int> MinuteAfter(std::string_view text, std::string_view hour_digits) {
+  std::size_t at = static_cast<std::size_t>(hour_digits.data() - text.data()) + hour_digits.size();
+  std::string_view rest = text.substr(std::min(at, text.size()));
+  bool chinese = false;
+  if (rest.starts_with(":")) {
+    rest.remove_prefix(1);
+  } else {
+    rest = Trim(rest);
+    if (!rest.starts_with("点")) return std::nullopt;
+    rest = Trim(rest.substr(std::string_view("点").size()));
+    chinese = true;
+  }
+  std::size_t digits = 0;
+  while (digits < rest.size() && digits < 2 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (digits == 0) return std::nullopt;
+  int minute = ParseCount(rest.substr(0, digits));
+  if (chinese && !Trim(rest.substr(digits)).starts_with("分")) return std::nullopt;
+  return minute <= 59 ? std::optional<int>(minute) : std::nullopt;
+}
+
 void ReadTime(std::string_view text, QuestionAnalysis& analysis) {
   ReadLookback(text, analysis);
   // "10 点" or "10:02" first; "around 10 pm" only when neither is written.
@@ -229,7 +250,13 @@ void ReadTime(std::string_view text, QuestionAnalysis& analysis) {
   if (!hour_digits) hour_digits = FindClockHour(text);
   if (hour_digits) {
     int hour = ParseCount(*hour_digits);
+    // "晚上 8 点" is 20:00 on the logs' clock.
+    std::string_view before = text.substr(0, static_cast<std::size_t>(hour_digits->data() - text.data()));
+    for (std::string_view evening : {"晚上", "下午", "傍晚", "夜里", "夜间"}) {
+      if (hour < 12 && before.find(evening) != std::string_view::npos) hour += 12;
+    }
     if (hour <= 23) analysis.clock_hour = hour;
+    if (hour <= 23) analysis.clock_minute = MinuteAfter(text, *hour_digits);
   } else if (auto en = FindEnglishHour(text)) {
     int hour = ParseCount(en->hour);
     if (text::AsciiLower(en->suffix) == "pm" && hour < 12) hour += 12;

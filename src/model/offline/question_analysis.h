@@ -34,6 +34,7 @@ struct QuestionAnalysis {
   std::optional<int> lookback_minutes;
   // "10 点左右", "10:02": an hour of the day (as the logs' clock reads it).
   std::optional<int> clock_hour;
+  std::optional<int> clock_minute;  // "10:02", "18 点 6 分" (with clock_hour)
   // "昨天", "11 月 28 日", "yesterday": a day the question places the failure on
   // that is not "now"; `past_day_text` quotes it.
   std::string past_day_text;

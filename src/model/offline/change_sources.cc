@@ -1,0 +1,211 @@
+// Change records outside the change tables (case_file.h): the lines of an
+// audit or deploy log, and the change notices among the documents. Each is
+// read into a ChangeRecord like a table row, so FindChangeRecord judges
+// them all by one rule.
+#include <algorithm>
+#include <cctype>
+
+#include "core/text.h"
+#include "model/offline/case_file.h"
+#include "model/offline/text_match.h"
+
+namespace diagd::model::offline {
+namespace {
+
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The first ticket-shaped token: capitals (and digits) a dash and digits
+// (NET-11376, CHG-5512, ITSM-4558).
+std::string TicketIn(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!IsUpper(text[i]) || (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])))))
+      continue;
+    std::size_t j = i;
+    while (j < text.size() && (IsUpper(text[j]) || IsDigit(text[j]))) ++j;
+    if (j - i < 2 || j >= text.size() || text[j] != '-') continue;
+    std::size_t k = j + 1;
+    while (k < text.size() && IsDigit(text[k])) ++k;
+    bool ends = k == text.size() || !std::isalnum(static_cast<unsigned char>(text[k]));
+    if (k - j - 1 >= 2 && ends) return std::string(text.substr(i, k - i));
+  }
+  return {};
+}
+
+// The value of the first `name=value` field among `names` in `text`.
+std::string FieldValue(std::string_view text, std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    for (std::size_t at = text.find(name); at != std::string_view::npos;
+         at = text.find(name, at + 1)) {
+      bool starts = at == 0 || text[at - 1] == ' ';
+      std::size_t value = at + name.size();
+      if (!starts || value >= text.size() || text[value] != '=') continue;
+      std::size_t end = text.find_first_of(" ,;", value + 1);
+      return std::string(text.substr(value + 1, end == std::string_view::npos
+                                                    ? std::string_view::npos
+                                                    : end - value - 1));
+    }
+  }
+  return {};
+}
+
+// The configuration keys a change text names: dotted or dashed names
+// ("clients.payment.read-timeout-ms", "logging.level.root=DEBUG",
+// "JAVA_OPTS", "-Xmx2g"), joined by spaces, for the mechanism check.
+std::string KeysIn(std::string_view text) {
+  std::string keys;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    bool part = i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
+                                    text[i] == '.' || text[i] == '-' || text[i] == '_' ||
+                                    text[i] == '=');
+    if (part) continue;
+    std::string_view token = text.substr(start, i - start);
+    start = i + 1;
+    bool joined = token.find_first_of("._=") != std::string_view::npos ||
+                  (token.size() > 1 && token.find('-', 1) != std::string_view::npos) ||
+                  token.starts_with("-X");
+    bool letters = std::any_of(token.begin(), token.end(),
+                               [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (joined && letters && token.size() >= 4) keys += std::string(keys.empty() ? "" : " ") + std::string(token);
+  }
+  return keys;
+}
+
+// The first "YYYY-MM-DD HH:MM[:SS]" (or with a T) in `text`, sortable.
+std::string FirstTimeIn(std::string_view text) {
+  for (std::size_t i = 0; i + 16 <= text.size(); ++i) {
+    if (!IsDigit(text[i]) || text[i + 4] != '-' || text[i + 7] != '-') continue;
+    std::string candidate(text.substr(i, 19));
+    if (candidate.size() == 19 && candidate[16] != ':') candidate = candidate.substr(0, 16) + ":00";
+    if (candidate.size() < 19) candidate += ":00";
+    std::string time = SortableTime(candidate);
+    if (!time.empty()) return time;
+  }
+  return {};
+}
+
+// A document line "- Target: dns" / "目标：dns": the value after the label.
+std::string LabelledValue(std::string_view text, std::initializer_list<std::string_view> labels) {
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = Trim(text.substr(start, end - start));
+    start = end + 1;
+    if (line.starts_with("- ")) line.remove_prefix(2);
+    for (std::string_view label : labels) {
+      if (!line.starts_with(label)) continue;
+      std::string_view rest = Trim(line.substr(label.size()));
+      if (rest.starts_with(":")) rest.remove_prefix(1);
+      else if (rest.starts_with("：")) rest.remove_prefix(std::string_view("：").size());
+      else continue;
+      return std::string(Trim(rest));
+    }
+  }
+  return {};
+}
+
+// What a change notice says was done: the first line under a "What" (内容)
+// heading, else its longest line that is neither a heading nor a label.
+std::string WhatWasDone(std::string_view text) {
+  std::string longest;
+  bool under_what = false;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = Trim(text.substr(start, end - start));
+    start = end + 1;
+    if (line.empty()) continue;
+    if (line.starts_with("#")) {
+      under_what = ContainsFold(line, "what") || ContainsFold(line, "内容");
+      continue;
+    }
+    if (under_what) return std::string(line);
+    if (line.starts_with("- ")) continue;
+    if (line.size() > longest.size()) longest = std::string(line);
+  }
+  return longest;
+}
+
+bool NamesAChange(std::string_view text) {
+  static const char* const kMarks[] = {"change", "变更", "deploy", "release", "发布", "上线",
+                                       "rollout", "applied", "执行"};
+  return std::any_of(std::begin(kMarks), std::end(kMarks),
+                     [&](const char* mark) { return ContainsFold(text, mark); });
+}
+
+}  // namespace
+
+bool IsChangeTopic(const std::string& topic) {
+  static const char* const kWords[] = {"audit", "change", "changes", "changelog", "deploy",
+                                       "deploys", "deployment", "deployments", "release",
+                                       "releases", "argocd", "rollout", "rollouts", "gitops"};
+  std::string lower = text::AsciiLower(topic);
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= lower.size(); ++i) {
+    if (i < lower.size() && std::isalnum(static_cast<unsigned char>(lower[i]))) continue;
+    std::string_view token = std::string_view(lower).substr(start, i - start);
+    start = i + 1;
+    for (const char* word : kWords) {
+      if (token == word) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state) {
+  std::vector<ChangeRecord> out;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    if (call.tool != ToolKind::kLogs || call.outcome != Outcome::kEvidence ||
+        !IsChangeTopic(call.input.topic)) {
+      continue;
+    }
+    for (const auto& event : call.events) {
+      const std::string& message = event.message;
+      std::string ticket = TicketIn(message);
+      std::string time = SortableTime(event.timestamp);
+      if (ticket.empty() || time.empty() || !NamesAChange(message)) continue;
+      ChangeRecord record;
+      record.call = c;
+      record.table = call.input.topic;
+      record.time = time;
+      record.ticket = ticket;
+      record.service = FieldValue(message, {"target", "service", "app", "application"});
+      std::size_t colon = message.find(": ");
+      record.summary = colon == std::string::npos ? message : message.substr(colon + 2);
+      record.key = KeysIn(record.summary);
+      record.quote = CutPrefix(record.summary, 160);
+      if (text::CodePointCount(record.quote) < 4) record.quote = ticket;
+      out.push_back(std::move(record));
+    }
+  }
+  return out;
+}
+
+std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
+  std::vector<ChangeRecord> out;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    if (call.tool != ToolKind::kDocuments || call.outcome != Outcome::kEvidence) continue;
+    for (const auto& item : call.docs) {
+      std::string heading = item.title + " " + item.source + " " + item.breadcrumb;
+      std::string ticket = TicketIn(heading);
+      if (ticket.empty() || !NamesAChange(heading)) continue;
+      std::string time = FirstTimeIn(item.excerpt);
+      std::string summary = WhatWasDone(item.excerpt);
+      if (time.empty() || text::CodePointCount(summary) < 4) continue;
+      ChangeRecord record;
+      record.call = c;
+      record.table = item.title.empty() ? item.source : item.title;
+      record.time = time;
+      record.ticket = ticket;
+      record.service = LabelledValue(item.excerpt, {"Target", "Service", "目标", "服务"});
+      record.summary = summary;
+      record.key = KeysIn(summary);
+      record.quote = CutPrefix(summary, 160);
+      out.push_back(std::move(record));
+    }
+  }
+  return out;
+}
+
+}  // namespace diagd::model::offline
