@@ -122,6 +122,11 @@ bool IsChangeTopic(const std::string& topic);
 // ticket and a change word in its title or path, a time, what was done).
 std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state);
 std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state);
+// The tickets of change notices whose "What" was returned without the
+// header that dates them: a search for the ticket finds it.
+std::vector<std::string> UndatedChangeNotices(const InvestigationState& state);
+// Whether documents call `index` returned a change notice no earlier call did.
+bool ShowsANewChangeNotice(const InvestigationState& state, std::size_t index);
 
 // The names of one thing the chain's errors show (a host, an address, a
 // path, and a path's first two components), lower-cased: a change or a

@@ -181,8 +181,18 @@ std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state) {
   return out;
 }
 
-std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
-  std::vector<ChangeRecord> out;
+namespace {
+
+// A change notice as the sections returned so far tell it: a notice is cut
+// into heading sections (its header with the ticket, target and time, its
+// "What" with what was done), and a search may return either.
+struct Notice {
+  std::string title, ticket, time, service, summary;
+  std::size_t call = 0;  // the call whose excerpt holds the summary
+};
+
+std::vector<Notice> NoticesSeen(const InvestigationState& state) {
+  std::vector<Notice> notices;
   for (std::size_t c = 0; c < state.calls.size(); ++c) {
     const CallRecord& call = state.calls[c];
     if (call.tool != ToolKind::kDocuments || call.outcome != Outcome::kEvidence) continue;
@@ -190,22 +200,75 @@ std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
       std::string heading = item.title + " " + item.source + " " + item.breadcrumb;
       std::string ticket = TicketIn(heading);
       if (ticket.empty() || !NamesAChange(heading)) continue;
-      std::string time = FirstTimeIn(item.excerpt);
+      std::string title = item.title.empty() ? item.source : item.title;
+      auto notice = std::find_if(notices.begin(), notices.end(),
+                                 [&](const Notice& n) { return n.title == title; });
+      if (notice == notices.end()) {
+        notices.push_back({title, ticket, {}, {}, {}, c});
+        notice = notices.end() - 1;
+      }
+      if (notice->time.empty()) notice->time = FirstTimeIn(item.excerpt);
+      if (notice->service.empty())
+        notice->service = LabelledValue(item.excerpt, {"Target", "Service", "目标", "服务"});
       std::string summary = WhatWasDone(item.excerpt);
-      if (time.empty() || text::CodePointCount(summary) < 4) continue;
-      ChangeRecord record;
-      record.call = c;
-      record.table = item.title.empty() ? item.source : item.title;
-      record.time = time;
-      record.ticket = ticket;
-      record.service = LabelledValue(item.excerpt, {"Target", "Service", "目标", "服务"});
-      record.summary = summary;
-      record.key = KeysIn(summary);
-      record.quote = CutPrefix(summary, 160);
-      out.push_back(std::move(record));
+      if (notice->summary.empty() && text::CodePointCount(summary) >= 4) {
+        notice->summary = summary;
+        notice->call = c;
+      }
     }
   }
+  return notices;
+}
+
+}  // namespace
+
+std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
+  std::vector<ChangeRecord> out;
+  for (const Notice& notice : NoticesSeen(state)) {
+    if (notice.time.empty() || notice.summary.empty()) continue;
+    ChangeRecord record;
+    record.call = notice.call;
+    record.table = notice.title;
+    record.time = notice.time;
+    record.ticket = notice.ticket;
+    record.service = notice.service;
+    record.summary = notice.summary;
+    record.key = KeysIn(notice.summary);
+    record.quote = CutPrefix(notice.summary, 160);
+    out.push_back(std::move(record));
+  }
   return out;
+}
+
+bool ShowsANewChangeNotice(const InvestigationState& state, std::size_t index) {
+  auto tickets_of = [&](std::size_t c) {
+    std::vector<std::string> tickets;
+    const CallRecord& call = state.calls[c];
+    if (call.tool != ToolKind::kDocuments || call.outcome != Outcome::kEvidence) return tickets;
+    for (const auto& item : call.docs) {
+      std::string heading = item.title + " " + item.source + " " + item.breadcrumb;
+      std::string ticket = TicketIn(heading);
+      if (!ticket.empty() && NamesAChange(heading)) tickets.push_back(ticket);
+    }
+    return tickets;
+  };
+  for (const auto& ticket : tickets_of(index)) {
+    bool seen = false;
+    for (std::size_t c = 0; c < index && !seen; ++c) {
+      auto earlier = tickets_of(c);
+      seen = std::find(earlier.begin(), earlier.end(), ticket) != earlier.end();
+    }
+    if (!seen) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> UndatedChangeNotices(const InvestigationState& state) {
+  std::vector<std::string> tickets;
+  for (const Notice& notice : NoticesSeen(state)) {
+    if (notice.time.empty() && !notice.summary.empty()) tickets.push_back(notice.ticket);
+  }
+  return tickets;
 }
 
 }  // namespace diagd::model::offline

@@ -303,12 +303,16 @@ void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& f
   auto host = std::find_if(things.begin(), things.end(),
                            [](const std::string& thing) { return thing.front() != '/'; });
   const LogHop* deepest = file.Deepest();
+  for (const auto& ticket : UndatedChangeNotices(state)) out.push_back(Docs(ticket));
+  // The change words rank a notice about the thing above the runbooks
+  // that merely name it.
+  const char* const kChangeWords = " change 变更";
   if (host != things.end()) {
-    out.push_back(Docs(*host));
+    out.push_back(Docs(*host + kChangeWords));
   } else if (deepest != nullptr && !deepest->reading.table.empty()) {
-    out.push_back(Docs(deepest->reading.table));
+    out.push_back(Docs(deepest->reading.table + kChangeWords));
   } else if (!things.empty()) {
-    out.push_back(Docs(things.front()));
+    out.push_back(Docs(things.front() + kChangeWords));
   }
 }
 
@@ -429,7 +433,8 @@ const char* GradeOf(const InvestigationState& state, const CaseFile& file, std::
     case ToolKind::kDocuments: {
       bool relevant = std::any_of(file.docs.begin(), file.docs.end(),
                                   [&](const DocHit& hit) { return hit.call == index; });
-      return relevant ? "GAINED" : "NO_GAIN";
+      bool notice = ShowsANewChangeNotice(state, index);
+      return relevant || notice ? "GAINED" : "NO_GAIN";
     }
     case ToolKind::kMysql: {
       if (call.input.sql == kInformationSchemaSql || call.input.sql == kSqliteMasterSql) {

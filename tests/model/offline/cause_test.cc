@@ -82,3 +82,64 @@ TEST(OfflineCause, AChainThatEndsAtASymptomIsFindingsNotARootCause) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+using testing::Incident2Folder;
+using testing::Workspace;
+
+// incident2/ without the change row: the table no longer holds the cause.
+void DropTheMaxmemoryChange(std::string& sql) {
+  auto row = sql.find("  (4, 'redis-cart'");
+  if (row != std::string::npos) sql.erase(row, sql.find('\n', row) + 1 - row);
+}
+
+std::string RootCauseOf(const std::map<std::string, std::string>& extra, std::string& transcript) {
+  Incident2Folder folder(DropTheMaxmemoryChange, extra);
+  if (!folder.error().empty()) return "folder: " + folder.error();
+  Workspace workspace(folder.config());
+  if (!workspace.ok()) return "workspace failed";
+  auto execution = workspace.Run(
+      "Why has the cart service been returning 500 errors since about 14:25?");
+  transcript = workspace.Transcript();
+  if (!execution.draft || !execution.draft->conclusion) return "no conclusion";
+  return execution.draft->conclusion->root_cause;
+}
+
+TEST(OfflineCause, FindsTheCauseInAnAuditLogWhenNoTableHoldsIt) {
+  std::string transcript;
+  std::string cause = RootCauseOf(
+      {{"logs/change-audit.log",
+        "2026-12-03 09:00:00.000 INFO [change-bot] pipeline heartbeat ok\n"
+        "2026-12-03 14:20:00.000 INFO [change-bot] change OPS-2207 applied target=redis-cart "
+        "by=ops-bot kind=config: cost reduction: maxmemory 8gb -> 2gb (maxmemory-policy "
+        "noeviction unchanged)\n"}},
+      transcript);
+  EXPECT_NE(cause.find("OPS-2207"), std::string::npos) << cause << "\n" << transcript;
+  EXPECT_NE(cause.find("maxmemory 8gb -> 2gb"), std::string::npos) << cause;
+}
+
+TEST(OfflineCause, FindsTheCauseInAChangeNoticeAmongTheDocuments) {
+  std::string transcript;
+  std::string cause = RootCauseOf(
+      {{"docs/changes/OPS-2207.md",
+        "# Change notice OPS-2207\n\n- Target: redis-cart\n- Applied: 2026-12-03 14:20:00 UTC\n\n"
+        "## What\nredis-cart:6379 maxmemory 8gb -> 2gb for cost reduction (noeviction unchanged)\n"}},
+      transcript);
+  EXPECT_NE(cause.find("OPS-2207"), std::string::npos) << cause << "\n" << transcript;
+  EXPECT_NE(cause.find("maxmemory 8gb -> 2gb"), std::string::npos) << cause;
+}
+
+TEST(OfflineCause, AChangeInTheAuditLogAfterTheFailureBeganIsNoCause) {
+  std::string transcript;
+  std::string cause = RootCauseOf(
+      {{"logs/change-audit.log",
+        "2026-12-03 14:40:00.000 INFO [change-bot] change OPS-2208 applied target=redis-cart "
+        "by=ops-bot kind=config: raise maxmemory 2gb -> 8gb after the cart outage\n"}},
+      transcript);
+  EXPECT_EQ(cause, "no conclusion") << transcript;
+}
+
+}  // namespace
+}  // namespace diagd::model::offline

@@ -26,7 +26,8 @@ void ReplaceAll(std::string& text, const std::string& from, const std::string& t
   }
 }
 
-Incident2Folder::Incident2Folder(const SqlEdit& edit) {
+Incident2Folder::Incident2Folder(const SqlEdit& edit,
+                                 const std::map<std::string, std::string>& extra) {
   std::string pattern =
       (std::filesystem::temp_directory_path() / "diagd-incident2-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -45,8 +46,20 @@ Incident2Folder::Incident2Folder(const SqlEdit& edit) {
   sqlite3_free(message);
   sqlite3_close(handle);
   if (!error_.empty()) return;
+  std::string workspace = kSource;
+  if (!extra.empty()) {
+    namespace fs = std::filesystem;
+    for (const char* part : {"logs", "docs"}) {
+      fs::copy(fs::path(kSource) / part, folder_ / part, fs::copy_options::recursive);
+    }
+    for (const auto& [path, content] : extra) {
+      fs::create_directories((folder_ / path).parent_path());
+      std::ofstream(folder_ / path) << content;
+    }
+    workspace = folder_.string();
+  }
   std::string config = Read(kSource + "/diagd.toml.in");
-  ReplaceAll(config, "@SOURCE@", kSource);
+  ReplaceAll(config, "@SOURCE@", workspace);
   ReplaceAll(config, "@DB@", db);
   std::ofstream(folder_ / "diagd.toml") << config;
   config_ = folder_ / "diagd.toml";

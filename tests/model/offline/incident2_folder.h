@@ -1,11 +1,14 @@
 // The incident2/ workspace laid out in a temporary folder: its SQLite
 // database built from incident2/data.sql (after `edit`, so a test can rename
 // a table or drop the row that holds the cause) and its config written with
-// the real paths. Removed again on destruction.
+// the real paths. With `extra` files (paths relative to the workspace,
+// "logs/change-audit.log"), its logs and docs are copied there too and the
+// files added. Removed again on destruction.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace diagd::model::offline::testing {
@@ -13,7 +16,8 @@ namespace diagd::model::offline::testing {
 class Incident2Folder {
  public:
   using SqlEdit = std::function<void(std::string& sql)>;
-  explicit Incident2Folder(const SqlEdit& edit = {});
+  explicit Incident2Folder(const SqlEdit& edit = {},
+                           const std::map<std::string, std::string>& extra = {});
   ~Incident2Folder();
   Incident2Folder(const Incident2Folder&) = delete;
   Incident2Folder& operator=(const Incident2Folder&) = delete;
