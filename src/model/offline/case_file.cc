@@ -294,7 +294,17 @@ std::optional<DocHit> ScoreDocument(const DocItem& item, const std::vector<Ancho
     if (ContainsName(item.excerpt, file.hops[position].topic)) hit.score += 2;
   }
   for (const auto& topic : state.topics) {
-    if (ProseNamesTopic(item.excerpt, topic)) hit.topics.push_back(topic);
+    bool named = ProseNamesTopic(item.excerpt, topic);
+    // "`<service>-db` 慢日志": a placeholder standing for a link of the
+    // chain names that link's own topic (billing-worker -> billing-worker-db).
+    for (std::size_t position : file.chain) {
+      const std::string& link = file.hops[position].topic;
+      if (!named && topic.size() > link.size() && topic.starts_with(link) &&
+          FindAllowingPlaceholders(item.excerpt, topic) != std::string::npos) {
+        named = true;
+      }
+    }
+    if (named) hit.topics.push_back(topic);
   }
   if (hit.score < 3 || best_quote.empty()) return std::nullopt;
   hit.quote = best_quote;

@@ -399,3 +399,41 @@ TEST(NextStep, LooksForANamedServiceInsideASharedTopicAndStaysThere) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// A runbook that writes the topic with a placeholder ("`<service>-db`
+// 慢日志") names the topic of that link of the chain.
+TEST(NextStep, ARunbookPlaceholderNamesTheChainLinksOwnTopic) {
+  const char* question = "为什么 billing-worker 从 10 点左右开始开票失败？";
+  std::vector<std::string> topics = {"gateway", "billing-worker", "billing-worker-db",
+                                     "ledger-service-db"};
+  const char* pool_error =
+      "billing-worker-7d [http-nio-8080-exec-3] c.s.billing.Api - invoice failed: "
+      "java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, "
+      "request timed out after 3000ms.";
+  std::string docs =
+      R"({"tool_call_id":"call_2","query":"HikariPool-1","evidence_status":"EVIDENCE_FOUND",)"
+      R"("evidence":[{"document_id":"d1","source":"runbooks/db-pool.md","title":"数据库连接池",)"
+      R"("breadcrumb":"数据库连接池 > 连接池耗尽","excerpt":"## 连接池耗尽\n症状：`HikariPool-1 - )"
+      R"(Connection is not available, request timed out after 3000ms.`\n原因：连接被慢 SQL 占用。)"
+      R"(在 `<service>-db` 慢日志里找 `Rows_examined` 远大于 `Rows_sent` 的新 SQL。"}],"truncated":false})";
+  Conversation conversation(question, topics);
+  conversation
+      .Call("call_1", "query_logs", R"({"input":{"topic":"billing-worker","query":"level:ERROR"}})")
+      .Observe("call_1", LogsObservation("call_1", "billing-worker", {pool_error, pool_error}));
+  // The runbook lookup the policy asks for, answered with the section.
+  Message lookup = conversation.Ask();
+  ASSERT_EQ(lookup.tool_calls.size(), 1u);
+  ASSERT_EQ(lookup.tool_calls[0].name, "search_documents");
+  conversation.Call("call_2", "search_documents", lookup.tool_calls[0].arguments)
+      .Observe("call_2", docs);
+  Message next = conversation.Ask();
+  ASSERT_EQ(next.tool_calls.size(), 1u);
+  EXPECT_EQ(json::Serialize(Arguments(next.tool_calls[0])["input"]),
+            R"({"topic":"billing-worker-db","query":"level:WARN,ERROR"})");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
