@@ -116,6 +116,10 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state, co
 // A topic where changes are logged, by its name: an audit, deploy or
 // release log, argocd, rollouts (change_sources.cc).
 bool IsChangeTopic(const std::string& topic);
+// The configuration keys a change text names: dotted, dashed or joined
+// names ("clients.payment.read-timeout-ms", "logging.level.root=DEBUG",
+// "JAVA_OPTS", "-Xmx2g"), joined by spaces, for the mechanism check.
+std::string ConfigKeysIn(std::string_view text);
 // The change records among the events of change topics ("change NET-1
 // applied target=dns by=ops: DNS: remove record ...": a ticket, a change
 // word, the target's field) and among the documents (a change notice: a

@@ -10,6 +10,8 @@ namespace diagd::model::offline {
 namespace {
 
 constexpr long kBuildUpMinutes = 24 * 60;
+// A heap is sized by -Xmx in JAVA_OPTS, a container by its memory limit.
+constexpr const char* kMemoryWords[] = {"memory", "内存", "heap", "-xmx"};
 constexpr long kAroundMinutes = 10;
 
 std::string CellText(const std::vector<Cell>& row, int index) {
@@ -70,20 +72,19 @@ std::string FirstSeenFailure(const CaseFile& file) {
 std::vector<std::string> MechanismTerms(const CaseFile& file) {
   struct Words {
     bool MessageReading::*signal;
-    const char* en;
-    const char* zh;
+    std::vector<const char*> words;
   };
-  static const Words kWords[] = {{&MessageReading::timeout, "timeout", "超时"},
-                                 {&MessageReading::pool_exhausted, "pool", "连接池"},
-                                 {&MessageReading::out_of_memory, "memory", "内存"},
-                                 {&MessageReading::certificate, "cert", "证书"},
-                                 {&MessageReading::rate_limited, "limit", "限流"}};
+  static const Words kWords[] = {{&MessageReading::timeout, {"timeout", "超时"}},
+                                 {&MessageReading::pool_exhausted, {"pool", "连接池"}},
+                                 {&MessageReading::out_of_memory,
+                                  {std::begin(kMemoryWords), std::end(kMemoryWords)}},
+                                 {&MessageReading::certificate, {"cert", "证书"}},
+                                 {&MessageReading::rate_limited, {"limit", "限流"}}};
   std::vector<std::string> terms;
   for (std::size_t position : file.chain) {
     for (const auto& words : kWords) {
       if (!(file.hops[position].reading.*words.signal)) continue;
-      AddTerm(terms, words.en);
-      AddTerm(terms, words.zh);
+      for (const char* word : words.words) AddTerm(terms, word);
     }
   }
   return terms;
@@ -258,6 +259,12 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // timeout" (any rate-limit change says 限流).
   std::vector<std::string> mechanism = MechanismTerms(file);
   std::vector<std::string> naming = NamingTerms(file);
+  std::vector<std::string> memory;
+  for (const auto& term : mechanism) {
+    for (const char* word : kMemoryWords) {
+      if (term == word) memory.push_back(term);
+    }
+  }
   // Changes made in the window the logs show, or up to half an hour before
   // it or before the hour the question says the failure began.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
@@ -299,7 +306,13 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
     std::string content = record.summary + "\n" + record.key;
     bool names_thing = NamesAny(content, things);
     if (time < earliest && !names_thing) continue;
-    bool describes = names_thing || NamesAny(content, terms) || NamesAny(record.key, mechanism);
+    // Without a key column, a memory size written in the summary as a
+    // flag or key ("JAVA_OPTS 由 -Xmx8g 调整为 -Xmx3g", "limits.memory")
+    // counts for an out-of-memory failure; other mechanisms' words turn up
+    // in the names of unrelated keys (limit_req_zone for a rate limit).
+    bool sizes_memory = record.key.empty() && NamesAny(ConfigKeysIn(record.summary), memory);
+    bool describes = names_thing || NamesAny(content, terms) || NamesAny(record.key, mechanism) ||
+                     sizes_memory;
     auto position = ChainPositionOf(file, record.service);
     // On a service outside the chain it must name one thing the errors name.
     if (!position && !NamesAny(content, naming)) describes = false;

@@ -49,29 +49,6 @@ std::string FieldValue(std::string_view text, std::initializer_list<std::string_
   return {};
 }
 
-// The configuration keys a change text names: dotted or dashed names
-// ("clients.payment.read-timeout-ms", "logging.level.root=DEBUG",
-// "JAVA_OPTS", "-Xmx2g"), joined by spaces, for the mechanism check.
-std::string KeysIn(std::string_view text) {
-  std::string keys;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    bool part = i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
-                                    text[i] == '.' || text[i] == '-' || text[i] == '_' ||
-                                    text[i] == '=');
-    if (part) continue;
-    std::string_view token = text.substr(start, i - start);
-    start = i + 1;
-    bool joined = token.find_first_of("._=") != std::string_view::npos ||
-                  (token.size() > 1 && token.find('-', 1) != std::string_view::npos) ||
-                  token.starts_with("-X");
-    bool letters = std::any_of(token.begin(), token.end(),
-                               [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-    if (joined && letters && token.size() >= 4) keys += std::string(keys.empty() ? "" : " ") + std::string(token);
-  }
-  return keys;
-}
-
 // The first "YYYY-MM-DD HH:MM[:SS]" (or with a T) in `text`, sortable.
 std::string FirstTimeIn(std::string_view text) {
   for (std::size_t i = 0; i + 16 <= text.size(); ++i) {
@@ -134,6 +111,26 @@ bool NamesAChange(std::string_view text) {
 
 }  // namespace
 
+std::string ConfigKeysIn(std::string_view text) {
+  std::string keys;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    bool part = i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
+                                    text[i] == '.' || text[i] == '-' || text[i] == '_' ||
+                                    text[i] == '=');
+    if (part) continue;
+    std::string_view token = text.substr(start, i - start);
+    start = i + 1;
+    bool joined = token.find_first_of("._=") != std::string_view::npos ||
+                  (token.size() > 1 && token.find('-', 1) != std::string_view::npos) ||
+                  token.starts_with("-X");
+    bool letters = std::any_of(token.begin(), token.end(),
+                               [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (joined && letters && token.size() >= 4) keys += std::string(keys.empty() ? "" : " ") + std::string(token);
+  }
+  return keys;
+}
+
 bool IsChangeTopic(const std::string& topic) {
   static const char* const kWords[] = {"audit", "change", "changes", "changelog", "deploy",
                                        "deploys", "deployment", "deployments", "release",
@@ -172,7 +169,7 @@ std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state) {
       record.service = FieldValue(message, {"target", "service", "app", "application"});
       std::size_t colon = message.find(": ");
       record.summary = colon == std::string::npos ? message : message.substr(colon + 2);
-      record.key = KeysIn(record.summary);
+      record.key = ConfigKeysIn(record.summary);
       record.quote = CutPrefix(record.summary, 160);
       if (text::CodePointCount(record.quote) < 4) record.quote = ticket;
       out.push_back(std::move(record));
@@ -233,7 +230,7 @@ std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
     record.ticket = notice.ticket;
     record.service = notice.service;
     record.summary = notice.summary;
-    record.key = KeysIn(notice.summary);
+    record.key = ConfigKeysIn(notice.summary);
     record.quote = CutPrefix(notice.summary, 160);
     out.push_back(std::move(record));
   }

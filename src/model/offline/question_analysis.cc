@@ -61,6 +61,11 @@ const std::vector<SymptomWord>& SymptomVocabulary() {
       {"error", false, false, true},
       {"exception", false, false, true},
       {"fail", false, false, true},
+      // "we can't send notifications": it fails, as 失败 says.
+      {"无法", false, false, true},
+      {"can't", false, false, true},
+      {"cannot", false, false, true},
+      {"unable to", false, false, true},
       {"慢查询", true},
       {"slow query", true},
       {"慢", true},
