@@ -304,16 +304,18 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
     // (a logging-only or rate-limit change is innocent by its content).
     // A configuration push says what it changed in its key.
     std::string content = record.summary + "\n" + record.key;
-    bool names_thing = NamesAny(content, things);
-    if (time < earliest && !names_thing) continue;
+    auto position = ChainPositionOf(file, record.service);
     // Without a key column, a memory size written in the summary as a
     // flag or key ("JAVA_OPTS 由 -Xmx8g 调整为 -Xmx3g", "limits.memory")
     // counts for an out-of-memory failure; other mechanisms' words turn up
     // in the names of unrelated keys (limit_req_zone for a rate limit).
     bool sizes_memory = record.key.empty() && NamesAny(ConfigKeysIn(record.summary), memory);
-    bool describes = names_thing || NamesAny(content, terms) || NamesAny(record.key, mechanism) ||
-                     sizes_memory;
-    auto position = ChainPositionOf(file, record.service);
+    bool keyed = NamesAny(record.key, mechanism) || sizes_memory;
+    // Naming the failing host or path, or setting the failing link's own
+    // limit, it may have been made hours before the failure showed.
+    bool names_thing = NamesAny(content, things);
+    if (time < earliest && !names_thing && !(keyed && position)) continue;
+    bool describes = names_thing || NamesAny(content, terms) || keyed;
     // On a service outside the chain it must name one thing the errors name.
     if (!position && !NamesAny(content, naming)) describes = false;
     // Or the runbook names what to look for, a release of the failing

@@ -169,7 +169,7 @@ std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state) {
       record.service = FieldValue(message, {"target", "service", "app", "application"});
       std::size_t colon = message.find(": ");
       record.summary = colon == std::string::npos ? message : message.substr(colon + 2);
-      record.key = ConfigKeysIn(record.summary);
+
       record.quote = CutPrefix(record.summary, 160);
       if (text::CodePointCount(record.quote) < 4) record.quote = ticket;
       out.push_back(std::move(record));
@@ -206,7 +206,7 @@ std::vector<Notice> NoticesSeen(const InvestigationState& state) {
       }
       if (notice->time.empty()) notice->time = FirstTimeIn(item.excerpt);
       if (notice->service.empty())
-        notice->service = LabelledValue(item.excerpt, {"Target", "Service", "目标", "服务"});
+        notice->service = LabelledValue(item.excerpt, {"Target", "Service", "目标", "对象", "服务"});
       std::string summary = WhatWasDone(item.excerpt);
       if (notice->summary.empty() && text::CodePointCount(summary) >= 4) {
         notice->summary = summary;
@@ -230,7 +230,7 @@ std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
     record.ticket = notice.ticket;
     record.service = notice.service;
     record.summary = notice.summary;
-    record.key = ConfigKeysIn(notice.summary);
+
     record.quote = CutPrefix(notice.summary, 160);
     out.push_back(std::move(record));
   }
