@@ -316,6 +316,27 @@ void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& f
   }
 }
 
+// `level:ERROR "<thing>"` over the topics that are neither infrastructure
+// nor the entry (at most three), for the first thing the question names.
+void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                     std::vector<Candidate>& out) {
+  if (analysis.things.empty()) return;
+  std::string query = "level:ERROR \"" + analysis.things.front() + "\"";
+  bool found = std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& call) {
+    return call.tool == ToolKind::kLogs && call.input.query == query &&
+           call.outcome == Outcome::kEvidence;
+  });
+  if (found) return;  // the errors that name it are where the chain starts
+  std::vector<std::string> entry = EntryTopics(state);
+  std::size_t used = 0;
+  for (const auto& topic : state.topics) {
+    bool entry_topic = std::find(entry.begin(), entry.end(), topic) != entry.end();
+    if (IsInfraTopic(topic) || entry_topic || IsChangeTopic(topic)) continue;
+    if (used++ == kMaxSharedTopics) break;
+    out.push_back(Logs(topic, query, analysis));
+  }
+}
+
 std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnalysis& analysis,
                             const CaseFile& file) {
   std::vector<Candidate> plan;
@@ -336,6 +357,9 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     // "为什么又挂了？": no service and no symptom that says how it fails is
     // nowhere to start from; the draft asks for them.
     if (!analysis.HasConcreteSymptom()) return plan;
+    // A host or path it names instead: whose errors name it is where to
+    // start ("calls to api.unionbank.example.com fail").
+    if (state.offers_logs) AddThingQueries(state, analysis, plan);
     // A symptom and no service: start where requests come in; the runbooks
     // for the symptom come last, if the logs show nothing.
     primaries = EntryTopics(state);

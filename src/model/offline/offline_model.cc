@@ -28,6 +28,17 @@ Message DiagnosisTurn(const ChatRequest& request) {
     analysis.topics.push_back(service);
     return true;
   });
+  // A question that names a host or path and no service: the topic whose
+  // errors name it is the one asked about.
+  if (analysis.topics.empty() && analysis.unknown_services.empty()) {
+    for (const auto& call : state.calls) {
+      if (call.tool == ToolKind::kLogs && call.outcome == Outcome::kEvidence &&
+          !analysis.things.empty() && call.input.query.find(analysis.things.front()) != std::string::npos) {
+        analysis.topics.push_back(call.input.topic);
+        break;
+      }
+    }
+  }
   CaseFile file = BuildCaseFile(state, analysis);
   NextAction next = DecideNext(state, analysis, file);
   Message message;

@@ -339,6 +339,7 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
   // Questions are short; the cap bounds the matching below.
   std::string text = text::Nfc(text::TruncateBytes(raw, kMaxQuestionBytes));
   std::string folded = text::CaseFold(text);
+  analysis.things = Identifiers(text);
 
   // Service words in order of appearance, with the topics they point at.
   // Without a topic list nothing can be called unknown.

@@ -29,6 +29,10 @@ struct QuestionAnalysis {
   std::vector<std::string> unknown_services;
   // The words naming services, as written ("订单服务", "payment-service").
   std::vector<std::string> service_words;
+  // Hosts, addresses and paths the question names ("calls to
+  // api.unionbank.example.com fail"): what the logs are searched for when
+  // it names no service.
+  std::vector<std::string> things;
   std::vector<Symptom> symptoms;
   // "最近 30 分钟", "last 2 hours": the lookback asked for.
   std::optional<int> lookback_minutes;

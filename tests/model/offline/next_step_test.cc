@@ -437,3 +437,20 @@ TEST(NextStep, ARunbookPlaceholderNamesTheChainLinksOwnTopic) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// A question that names a host and no service searches the logs for it,
+// and the topic whose errors name it becomes the one asked about.
+TEST(NextStep, SearchesTheLogsForAHostTheQuestionNames) {
+  const char* question = "Why do all calls to api.unionbank.example.com fail since 20:41?";
+  std::vector<std::string> topics = {"gateway", "payment-service", "redis-cache"};
+  Message first = Conversation(question, topics).Ask();
+  ASSERT_EQ(first.tool_calls.size(), 1u);
+  EXPECT_EQ(json::Serialize(Arguments(first.tool_calls[0])["input"]),
+            R"({"topic":"payment-service","query":"level:ERROR \"api.unionbank.example.com\""})");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline

@@ -175,3 +175,31 @@ TEST(AnalyzeQuestion, ALetterWhoseCaseFoldIsLongerNeverCutsAServiceWord) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+TEST(AnalyzeQuestion, ReadsTheMinuteAndTheEveningOfAnHour) {
+  auto minute = AnalyzeQuestion("结算服务从 18 点 6 分左右开始报错", {"gateway"});
+  ASSERT_TRUE(minute.clock_hour && minute.clock_minute);
+  EXPECT_EQ(*minute.clock_hour, 18);
+  EXPECT_EQ(*minute.clock_minute, 6);
+  auto clock = AnalyzeQuestion("errors since 10:02", {"gateway"});
+  ASSERT_TRUE(clock.clock_minute.has_value());
+  EXPECT_EQ(*clock.clock_minute, 2);
+  auto evening = AnalyzeQuestion("晚上 8 点以后很多用户登录失败", {"gateway"});
+  ASSERT_TRUE(evening.clock_hour.has_value());
+  EXPECT_EQ(*evening.clock_hour, 20);
+  EXPECT_FALSE(evening.clock_minute.has_value());
+}
+
+TEST(AnalyzeQuestion, CantSaysItFailsAndAHostIsAThingToSearchFor) {
+  auto cant = AnalyzeQuestion("Since around 18:58 we can't send notifications. Why?", {"gateway"});
+  EXPECT_TRUE(cant.HasConcreteSymptom());
+  auto host = AnalyzeQuestion("Why do all calls to api.unionbank.example.com fail since 20:41?",
+                              {"gateway", "payment-service"});
+  EXPECT_EQ(host.things, std::vector<std::string>{"api.unionbank.example.com"});
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
