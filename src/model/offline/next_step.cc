@@ -300,8 +300,15 @@ void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& f
   }
   if (!state.offers_documents) return;
   std::vector<std::string> things = ThingsTheErrorsName(file);
+  // A host, else a directory (a path's first two components: the whole
+  // path names one file).
   auto host = std::find_if(things.begin(), things.end(),
                            [](const std::string& thing) { return thing.front() != '/'; });
+  std::erase_if(things, [](const std::string& thing) {
+    return thing.front() == '/' && std::count(thing.begin(), thing.end(), '/') > 2;
+  });
+  host = std::find_if(things.begin(), things.end(),
+                      [](const std::string& thing) { return thing.front() != '/'; });
   const LogHop* deepest = file.Deepest();
   for (const auto& ticket : UndatedChangeNotices(state)) out.push_back(Docs(ticket));
   // The change words rank a notice about the thing above the runbooks
@@ -334,6 +341,30 @@ void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& an
     if (IsInfraTopic(topic) || entry_topic || IsChangeTopic(topic)) continue;
     if (used++ == kMaxSharedTopics) break;
     out.push_back(Logs(topic, query, analysis));
+  }
+}
+
+// A service that restarts ("不停重启", "connection closed while the pod
+// restarted"): the platform's events say why a pod went (OOMKilled, a
+// failed probe). Read for the service's name, both levels.
+void AddPlatformEventQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                             const CaseFile& file, std::vector<Candidate>& out) {
+  if (file.chain.empty()) return;
+  const std::string& service = file.hops[file.chain.front()].topic;
+  static const char* const kRestart[] = {"restart", "重启", "killed", "crashloop", "evicted"};
+  auto speaks = [&](const std::string& text) {
+    return std::any_of(std::begin(kRestart), std::end(kRestart),
+                       [&](const char* word) { return ContainsFold(text, word); });
+  };
+  bool restarts = speaks(state.question);
+  for (std::size_t position : file.chain) restarts |= speaks(file.hops[position].key_message);
+  if (!restarts) return;
+  for (const auto& topic : state.topics) {
+    std::string lower = text::AsciiLower(topic);
+    bool platform = lower.find("event") != std::string::npos || lower.find("kubelet") != std::string::npos;
+    if (platform && !TopicQueried(state, topic)) {
+      out.push_back(Logs(topic, "\"" + service + "\" level:WARN,ERROR", analysis));
+    }
   }
 }
 
@@ -377,6 +408,7 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
         if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
       }
     }
+    AddPlatformEventQueries(state, analysis, file, plan);
   }
   // One runbook lookup for the deepest error before the datasources; the
   // others (for links found later) after the change record.
@@ -403,8 +435,10 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
                            d < kMaxPointingSections;
       for (const auto& topic : doc.topics) {
         bool pointed = about_deepest || chain_stems.count(TopicStem(topic)) > 0;
+        // What a runbook sends us to (a node agent, a database's slow log)
+        // reports its findings as warnings: both levels at once.
         if (pointed && !TopicQueried(state, topic)) {
-          AddTopicQueries(topic, false, state, analysis, plan);
+          AddTopicQueries(topic, true, state, analysis, plan);
         }
       }
     }

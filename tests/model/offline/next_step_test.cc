@@ -454,3 +454,32 @@ TEST(NextStep, SearchesTheLogsForAHostTheQuestionNames) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// A service that keeps restarting: the platform's events say why a pod
+// went, read for the service's name.
+TEST(NextStep, ReadsThePlatformEventsForAServiceThatRestarts) {
+  const char* question = "Why does coupon-service keep failing and restarting since 08:07?";
+  std::vector<std::string> topics = {"gateway", "coupon-service", "kube-events"};
+  Conversation conversation(question, topics);
+  conversation
+      .Call("call_1", "query_logs", R"({"input":{"topic":"coupon-service","query":"level:ERROR"}})")
+      .Observe("call_1", LogsObservation("call_1", "coupon-service",
+                                         {"coupon-service-7d [main] c.s.coupon.web.ErrorHandler - "
+                                          "request aborted: connection closed while the pod restarted"}))
+      .Call("call_2", "query_logs",
+            R"({"previous_observation":{"tool_call_id":"call_1","information_gain":"GAINED"},)"
+            R"("input":{"topic":"coupon-service","query":"level:WARN"}})")
+      .Observe("call_2",
+               R"({"tool_call_id":"call_2","topic":"coupon-service","query":"level:WARN",)"
+               R"("lookback_minutes":60,"evidence_status":"NO_EVIDENCE","events":[],"truncated":false})");
+  Message next = conversation.Ask();
+  ASSERT_EQ(next.tool_calls.size(), 1u);
+  EXPECT_EQ(json::Serialize(Arguments(next.tool_calls[0])["input"]),
+            R"({"topic":"kube-events","query":"\"coupon-service\" level:WARN,ERROR"})");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
