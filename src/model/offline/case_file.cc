@@ -379,8 +379,9 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
   for (std::size_t c = 0; c < state.calls.size(); ++c) {
     const CallRecord& call = state.calls[c];
     if (call.tool != ToolKind::kLogs || call.outcome != Outcome::kEvidence) continue;
-    // An audit or deploy log holds records of changes, not a failure.
-    if (IsChangeTopic(call.input.topic)) continue;
+    // An audit or deploy log holds records of changes, and a lookup of a
+    // thing in an inventory its records: neither is a failure.
+    if (IsChangeTopic(call.input.topic) || IsRecordLookup(call)) continue;
     auto hop = std::find_if(file.hops.begin(), file.hops.end(),
                             [&](const LogHop& h) { return h.topic == call.input.topic; });
     if (hop == file.hops.end()) {

@@ -116,6 +116,9 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state, co
 // A topic where changes are logged, by its name: an audit, deploy or
 // release log, argocd, rollouts (change_sources.cc).
 bool IsChangeTopic(const std::string& topic);
+// A logs call that looks a thing up ("\"api.x.com\"", no level): it reads
+// records (an inventory's lines), not the failure.
+bool IsRecordLookup(const CallRecord& call);
 // The configuration keys a change text names: dotted, dashed or joined
 // names ("clients.payment.read-timeout-ms", "logging.level.root=DEBUG",
 // "JAVA_OPTS", "-Xmx2g"), joined by spaces, for the mechanism check.

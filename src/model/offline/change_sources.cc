@@ -131,6 +131,11 @@ std::string ConfigKeysIn(std::string_view text) {
   return keys;
 }
 
+bool IsRecordLookup(const CallRecord& call) {
+  return call.tool == ToolKind::kLogs && call.input.query.starts_with("\"") &&
+         call.input.query.find("level:") == std::string::npos;
+}
+
 bool IsChangeTopic(const std::string& topic) {
   static const char* const kWords[] = {"audit", "change", "changes", "changelog", "deploy",
                                        "deploys", "deployment", "deployments", "release",

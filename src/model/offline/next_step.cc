@@ -439,6 +439,11 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
         // reports its findings as warnings: both levels at once.
         if (pointed && !TopicQueried(state, topic)) {
           AddTopicQueries(topic, true, state, analysis, plan);
+        } else if (pointed && NoEvidenceFor(state, topic, "level:WARN,ERROR") &&
+                   !ThingsTheErrorsName(file).empty()) {
+          // Quiet at both levels: an inventory logs its records as INFO.
+          // What it says about the thing the errors name.
+          plan.push_back(Logs(topic, "\"" + ThingsTheErrorsName(file).front() + "\"", analysis));
         }
       }
     }

@@ -108,26 +108,97 @@ bool SaysWhy(const std::vector<std::string>& columns, const std::vector<Cell>& r
 
 }  // namespace
 
+namespace {
+
+// Rows to look through: a resource table read (ParseResourceQuery), or the
+// events of a topic outside the chain read as rows of their `key=value`
+// fields ("inventory: CN=... usage=client (mTLS to api.x.com) not_after=
+// 2026-10-23 20:56:00"): an inventory kept as a log.
+struct RowSource {
+  std::size_t call = 0;
+  std::string table;
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+// `key=value` fields, each value running to the next key: the value cells
+// are exact substrings of the message.
+void ReadFields(const std::string& message, std::vector<std::string>& columns,
+                std::vector<Cell>& row) {
+  struct Key {
+    std::size_t start, equals;
+  };
+  std::vector<Key> keys;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (message[i] != '=' || i == 0) continue;
+    std::size_t start = i;
+    while (start > 0 && (std::isalnum(static_cast<unsigned char>(message[start - 1])) ||
+                         message[start - 1] == '_' || message[start - 1] == '.')) {
+      --start;
+    }
+    if (start == i || (start > 0 && message[start - 1] != ' ')) continue;
+    keys.push_back({start, i});
+  }
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::size_t end = k + 1 < keys.size() ? keys[k + 1].start : message.size();
+    std::string_view value = Trim(std::string_view(message).substr(
+        keys[k].equals + 1, end - keys[k].equals - 1));
+    columns.push_back(message.substr(keys[k].start, keys[k].equals - keys[k].start));
+    row.push_back({std::string(value), true});
+  }
+}
+
+std::vector<RowSource> RowSources(const InvestigationState& state, const CaseFile& file) {
+  std::vector<RowSource> sources;
+  for (std::size_t c = 0; c < state.calls.size(); ++c) {
+    const CallRecord& call = state.calls[c];
+    if (call.outcome != Outcome::kEvidence) continue;
+    std::string table;
+    if (call.tool == ToolKind::kMysql && ParseResourceQuery(call.input.sql, &table)) {
+      sources.push_back({c, table, call.columns, call.rows});
+      continue;
+    }
+    bool in_chain = std::any_of(file.chain.begin(), file.chain.end(), [&](std::size_t p) {
+      return file.hops[p].topic == call.input.topic;
+    });
+    if (call.tool != ToolKind::kLogs || in_chain || IsChangeTopic(call.input.topic)) continue;
+    // One source per event shape: its field names are its columns.
+    for (const auto& event : call.events) {
+      std::vector<std::string> columns;
+      std::vector<Cell> row;
+      ReadFields(event.message, columns, row);
+      if (columns.size() < 2) continue;
+      auto same = std::find_if(sources.begin(), sources.end(), [&](const RowSource& s) {
+        return s.call == c && s.columns == columns;
+      });
+      if (same == sources.end()) {
+        sources.push_back({c, call.input.topic, columns, {}});
+        same = sources.end() - 1;
+      }
+      same->rows.push_back(std::move(row));
+    }
+  }
+  return sources;
+}
+
+}  // namespace
+
 std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state,
                                                  const CaseFile& file) {
   if (file.chain.empty()) return std::nullopt;
   std::vector<std::string> names = ChainIdentifiers(file);
   if (names.empty()) return std::nullopt;
   std::string failure_seen = FirstSeenFailure(file);
-  for (std::size_t c = 0; c < state.calls.size(); ++c) {
-    const CallRecord& call = state.calls[c];
-    std::string table;
-    if (call.tool != ToolKind::kMysql || call.outcome != Outcome::kEvidence ||
-        !ParseResourceQuery(call.input.sql, &table)) {
-      continue;
-    }
+  for (const RowSource& source : RowSources(state, file)) {
+    const std::size_t c = source.call;
+    const std::string& table = source.table;
     // The rows about the first name (the deepest link's) that picks out one
     // thing.
     for (const auto& name : names) {
       const std::vector<Cell>* found = nullptr;
       std::size_t matching_cell = 0;
       bool ambiguous = false;
-      for (const auto& row : call.rows) {
+      for (const auto& row : source.rows) {
         for (std::size_t i = 0; i < row.size(); ++i) {
           if (!row[i].is_text || !CellIsAbout(row[i].text, name)) continue;
           if (found == nullptr) {
@@ -142,11 +213,11 @@ std::optional<ResourceRecord> FindResourceRecord(const InvestigationState& state
       // Two things fit this name (two hosts with /data): the data does not
       // say which; a more specific name of the errors may.
       if (found == nullptr || ambiguous) continue;
-      if (ShowsItWell(call.columns, *found, failure_seen)) break;
+      if (ShowsItWell(source.columns, *found, failure_seen)) break;
       ResourceRecord record;
       record.call = c;
       record.table = table;
-      record.says_why = SaysWhy(call.columns, *found, failure_seen);
+      record.says_why = SaysWhy(source.columns, *found, failure_seen);
       record.quotes.push_back((*found)[matching_cell].text);
       for (std::size_t i = 0; i < found->size(); ++i) {
         const Cell& cell = (*found)[i];
