@@ -285,3 +285,36 @@ TEST(BuildCaseFile, WarningsThatNameTheFailureLeadErrorsThatDoNot) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// An inventory kept as a log: its line about the host the errors name,
+// read as key=value fields, says the certificate expired before the
+// failure; a line about a certificate valid for a year says nothing.
+TEST(ResourceRecord, AnInventoryLineInALogSaysWhyByItsExpiry) {
+  const char* failing =
+      "TLS handshake with api.taxcloud.example.org:443 failed: "
+      "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired";
+  auto inventory = [](const std::string& not_after) {
+    return std::vector<EventItem>{
+        {"2026-11-22T01:00:00Z", "INFO", "cert-inventory",
+         "inventory: CN=ledger-client.example.cn usage=client (mTLS to api.taxcloud.example.org) "
+         "used_by=ledger-service not_after=" + not_after + " renew=CERT-1 (open, unassigned)"}};
+  };
+  auto question = AnalyzeQuestion("Why is shipping-service failing since 02:10?", kTopics);
+  auto expired = StateOf({Logs("shipping-service", "level:ERROR", Repeat("ERROR", failing, 10, 10)),
+                          Logs("cert-inventory", "\"api.taxcloud.example.org\"",
+                               inventory("2026-11-22 02:09:00"))});
+  CaseFile file = BuildCaseFile(expired, question);
+  ASSERT_TRUE(file.resource.has_value());
+  EXPECT_TRUE(file.resource->says_why);
+  EXPECT_EQ(file.resource->quotes.front(), "client (mTLS to api.taxcloud.example.org)");
+  auto valid = StateOf({Logs("shipping-service", "level:ERROR", Repeat("ERROR", failing, 10, 10)),
+                        Logs("cert-inventory", "\"api.taxcloud.example.org\"",
+                             inventory("2027-11-22 02:09:00"))});
+  EXPECT_FALSE(BuildCaseFile(valid, question).resource.has_value());
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
