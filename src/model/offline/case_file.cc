@@ -10,6 +10,28 @@
 namespace diagd::model::offline {
 namespace {
 
+// Names shaped like a service's (order-service, payment-api, billing-worker)
+// written in `message`, each once; a pod's name (order-service-7c9d6) is not.
+std::vector<std::string> ServiceNamesIn(const std::string& message) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= message.size(); ++i) {
+    char c = i < message.size() ? message[i] : ' ';
+    bool part = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+    if (part) continue;
+    std::string token = text::AsciiLower(message.substr(start, i - start));
+    start = i + 1;
+    bool ends_like_one = token.ends_with("-service") || token.ends_with("-api") ||
+                         token.ends_with("-worker") || token.ends_with("-svc");
+    if (ends_like_one && token.size() >= 7 &&
+        std::find(names.begin(), names.end(), token) == names.end()) {
+      names.push_back(token);
+    }
+  }
+  return names;
+}
+
+
 constexpr std::size_t kMaxQuoteCodePoints = 160;
 
 // The groups that make up the picture: the dominant ones, not the tail.
@@ -126,6 +148,15 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
       if (named &&
           std::find(hop.mentions.begin(), hop.mentions.end(), topic) == hop.mentions.end()) {
         hop.mentions.push_back(topic);
+      }
+    }
+    // A service named that no topic is named after ("upstream
+    // points-service/10.0.3.7") may log inside a topic services share.
+    for (const auto& name : ServiceNamesIn(message)) {
+      bool topic = std::find(state.topics.begin(), state.topics.end(), name) != state.topics.end();
+      if (!topic && name != hop.topic &&
+          std::find(hop.mentions.begin(), hop.mentions.end(), name) == hop.mentions.end()) {
+        hop.mentions.push_back(name);
       }
     }
   }

@@ -139,7 +139,8 @@ bool IsRecordLookup(const CallRecord& call) {
 bool IsChangeTopic(const std::string& topic) {
   static const char* const kWords[] = {"audit", "change", "changes", "changelog", "deploy",
                                        "deploys", "deployment", "deployments", "release",
-                                       "releases", "argocd", "rollout", "rollouts", "gitops"};
+                                       "releases", "argocd", "rollout", "rollouts", "gitops",
+                                       "cmdb", "itsm"};
   std::string lower = text::AsciiLower(topic);
   std::size_t start = 0;
   for (std::size_t i = 0; i <= lower.size(); ++i) {

@@ -196,6 +196,14 @@ bool Slowness(const QuestionAnalysis& analysis) {
                      [](const Symptom& s) { return s.slowness; });
 }
 
+// Where requests come in, by name (gateway, nginx, ingress...).
+bool IsEntryTopic(const std::string& topic) {
+  for (const char* mark : {"gateway", "nginx", "ingress", "api", "frontend", "web", "edge"}) {
+    if (ContainsFold(topic, mark)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> EntryTopics(const InvestigationState& state) {
   for (const char* mark : {"gateway", "nginx", "ingress", "api", "frontend", "web", "edge"}) {
     for (const auto& topic : state.topics) {
@@ -264,23 +272,18 @@ void AddResourceCandidates(const InvestigationState& state, const CaseFile& file
 // `service:NAME level:ERROR` for each service the question names that has
 // no topic, in the topics that could hold it: neither infrastructure nor
 // the entry, nor named after one service (order-service holds no other).
-void AddSharedTopicQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
-                           std::vector<Candidate>& out) {
-  std::vector<std::string> entry = EntryTopics(state);
-  std::vector<std::string> shared;
+void AddSharedTopicQueries(const InvestigationState& state, const std::string& service,
+                           const QuestionAnalysis& analysis, std::vector<Candidate>& out) {
+  std::size_t used = 0;
   for (const auto& topic : state.topics) {
-    bool entry_topic = std::find(entry.begin(), entry.end(), topic) != entry.end();
-    if (!IsInfraTopic(topic) && !entry_topic && !IsServiceName(topic)) shared.push_back(topic);
-  }
-  if (shared.size() > kMaxSharedTopics) shared.resize(kMaxSharedTopics);
-  std::size_t asked = 0;
-  for (const auto& service : analysis.unknown_services) {
-    if (asked++ == kMaxPrimaryTopics) break;
-    for (const auto& topic : shared) {
-      Candidate c = Logs(service, "level:ERROR", analysis);
-      c.input.shared_topic = topic;
-      out.push_back(std::move(c));
+    if (IsInfraTopic(topic) || IsEntryTopic(topic) || IsServiceName(topic) ||
+        IsChangeTopic(topic)) {
+      continue;
     }
+    if (used++ == kMaxSharedTopics) break;
+    Candidate c = Logs(service, "level:ERROR", analysis);
+    c.input.shared_topic = topic;
+    out.push_back(std::move(c));
   }
 }
 
@@ -334,11 +337,9 @@ void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& an
            call.outcome == Outcome::kEvidence;
   });
   if (found) return;  // the errors that name it are where the chain starts
-  std::vector<std::string> entry = EntryTopics(state);
   std::size_t used = 0;
   for (const auto& topic : state.topics) {
-    bool entry_topic = std::find(entry.begin(), entry.end(), topic) != entry.end();
-    if (IsInfraTopic(topic) || entry_topic || IsChangeTopic(topic)) continue;
+    if (IsInfraTopic(topic) || IsEntryTopic(topic) || IsChangeTopic(topic)) continue;
     if (used++ == kMaxSharedTopics) break;
     out.push_back(Logs(topic, query, analysis));
   }
@@ -377,7 +378,11 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
       // A service with no topic of its own may write into one that several
       // services share ("platform-apps", the [service] or "service" field
       // of each event tells them apart): look for its errors there.
-      if (state.offers_logs) AddSharedTopicQueries(state, analysis, plan);
+      std::size_t asked = 0;
+      for (const auto& service : analysis.unknown_services) {
+        if (state.offers_logs && asked++ < kMaxPrimaryTopics)
+          AddSharedTopicQueries(state, service, analysis, plan);
+      }
       // A short check that the service really is unknown here; the data
       // cannot answer for it either way.
       if (state.offers_documents) {
@@ -405,7 +410,14 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     // The topics the errors name: where the failure comes from.
     for (const auto& hop : file.hops) {
       for (const auto& topic : hop.mentions) {
-        if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
+        bool configured = std::find(state.topics.begin(), state.topics.end(), topic) !=
+                          state.topics.end();
+        if (configured || !SharedTopicOf(state, topic).empty()) {
+          if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
+        } else {
+          // A service with no topic of its own: inside a shared one.
+          AddSharedTopicQueries(state, topic, analysis, plan);
+        }
       }
     }
     AddPlatformEventQueries(state, analysis, file, plan);

@@ -388,13 +388,13 @@ TEST(NextStep, LooksForANamedServiceInsideASharedTopicAndStaysThere) {
   Message next = found.Ask();
   ASSERT_EQ(next.tool_calls.size(), 1u);
   // Its errors count as the asked service's: graded GAINED, and the next
-  // step is the runbook lookup for them, not the check for an unknown name.
-  EXPECT_EQ(next.tool_calls[0].name, "search_documents");
+  // step follows them to the service they call, which has no topic of its
+  // own either: it is looked for in the shared topic too.
   auto args = Arguments(next.tool_calls[0]);
   EXPECT_EQ(json::Serialize(args["previous_observation"]),
             R"({"tool_call_id":"call_1","information_gain":"GAINED"})");
   EXPECT_EQ(json::Serialize(args["input"]),
-            R"({"query":"[500] during [POST] to [http://payment-service/internal/v1/payments]"})");
+            R"({"topic":"platform-apps","query":"service:payment-service level:ERROR"})");
 }
 
 }  // namespace
