@@ -446,7 +446,8 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
       bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
                            d < kMaxPointingSections;
       for (const auto& topic : doc.topics) {
-        bool pointed = about_deepest || chain_stems.count(TopicStem(topic)) > 0;
+        bool pointed = (about_deepest || chain_stems.count(TopicStem(topic)) > 0) &&
+                       !IsChangeTopic(topic);  // read for its changes, below
         // What a runbook sends us to (a node agent, a database's slow log)
         // reports its findings as warnings: both levels at once.
         if (pointed && !TopicQueried(state, topic)) {

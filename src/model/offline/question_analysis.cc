@@ -115,7 +115,8 @@ constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统", 
                                           "-service", " service", "service", "_service"};
 constexpr std::string_view kInfraMarks[] = {
     "db", "mysql",  "redis", "postgres",      "mongo",     "cache", "kafka",
-    "mq", "rabbit", "es",    "elasticsearch", "zookeeper", "etcd",  "memcached"};
+    "mq", "rabbit", "es",    "elasticsearch", "zookeeper", "etcd",  "memcached",
+    "agent", "kubelet"};
 
 bool IsAsciiWordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -354,6 +355,8 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
     // points at no topic, and the service words inside it ("order") are
     // part of it, not services the question names.
     bool other_name = false;
+    // The stems of a vocabulary word (库存 -> inventory); none for a name.
+    std::vector<std::string_view> stems;
   };
   bool topics_known = !topics.empty();
   std::vector<Hit> hits;
@@ -408,10 +411,20 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
             }
           }
         }
-        hits.push_back({at, chosen, written, chosen.empty() && !FollowedBySuffix(folded, end)});
+        hits.push_back({at, chosen, written, chosen.empty() && !FollowedBySuffix(folded, end),
+                        false, entry.stems});
       }
     }
   }
+  // "库存服务（inventory-service）": the name written beats the word for the
+  // same thing, whose stem may fit another topic (cert-inventory).
+  std::erase_if(hits, [&](const Hit& hit) {
+    return std::any_of(hit.stems.begin(), hit.stems.end(), [&](std::string_view stem) {
+      return std::any_of(hits.begin(), hits.end(), [&](const Hit& name) {
+        return name.stems.empty() && !name.other_name && TopicHasStem(name.word, stem);
+      });
+    });
+  });
   std::erase_if(hits, [](const Hit& hit) { return hit.other_name; });
   std::stable_sort(hits.begin(), hits.end(),
                    [](const Hit& a, const Hit& b) { return a.at < b.at; });

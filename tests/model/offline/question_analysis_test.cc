@@ -203,3 +203,18 @@ TEST(AnalyzeQuestion, CantSaysItFailsAndAHostIsAThingToSearchFor) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+TEST(AnalyzeQuestion, TheNameWrittenBeatsTheWordForTheSameThing) {
+  // 库存 would fit cert-inventory by its stem; the question names the
+  // service itself, which has no topic here.
+  auto a = AnalyzeQuestion("为什么库存服务（inventory-service）从 19:37 左右起预占库存失败？",
+                           {"gateway", "cert-inventory", "prod-services"});
+  EXPECT_TRUE(a.topics.empty());
+  EXPECT_EQ(a.unknown_services, std::vector<std::string>{"inventory-service"});
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
