@@ -21,6 +21,7 @@ std::vector<std::string> ServiceNamesIn(const std::string& message) {
     if (part) continue;
     std::string token = text::AsciiLower(message.substr(start, i - start));
     start = i + 1;
+    if (c == '.' && i + 1 < message.size() && message[i + 1] != ' ') continue;  // a host's label
     bool ends_like_one = token.ends_with("-service") || token.ends_with("-api") ||
                          token.ends_with("-worker") || token.ends_with("-svc");
     if (ends_like_one && token.size() >= 7 &&

@@ -345,9 +345,10 @@ void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& an
   }
 }
 
-// A service that restarts ("不停重启", "connection closed while the pod
-// restarted"): the platform's events say why a pod went (OOMKilled, a
-// failed probe). Read for the service's name, both levels.
+// What the platform says about a failing service: for one that restarts
+// ("不停重启", "connection closed while the pod restarted") the events say
+// why a pod went (OOMKilled, a failed probe), read for its name; for a full
+// disk the host agents say which host's mount filled. Both levels.
 void AddPlatformEventQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
                              const CaseFile& file, std::vector<Candidate>& out) {
   if (file.chain.empty()) return;
@@ -358,14 +359,20 @@ void AddPlatformEventQueries(const InvestigationState& state, const QuestionAnal
                        [&](const char* word) { return ContainsFold(text, word); });
   };
   bool restarts = speaks(state.question);
-  for (std::size_t position : file.chain) restarts |= speaks(file.hops[position].key_message);
-  if (!restarts) return;
+  bool disk_full = false;
+  for (std::size_t position : file.chain) {
+    restarts |= speaks(file.hops[position].key_message);
+    disk_full |= file.hops[position].reading.space_exhausted;
+  }
   for (const auto& topic : state.topics) {
     std::string lower = text::AsciiLower(topic);
-    bool platform = lower.find("event") != std::string::npos || lower.find("kubelet") != std::string::npos;
-    if (platform && !TopicQueried(state, topic)) {
-      out.push_back(Logs(topic, "\"" + service + "\" level:WARN,ERROR", analysis));
-    }
+    bool events = lower.find("event") != std::string::npos || lower.find("kubelet") != std::string::npos;
+    // A full disk: the host agents report each host's mounts.
+    bool host_agent = lower.find("agent") != std::string::npos &&
+                      (lower.find("node") != std::string::npos || lower.find("host") != std::string::npos);
+    if (TopicQueried(state, topic)) continue;
+    if (restarts && events) out.push_back(Logs(topic, "\"" + service + "\" level:WARN,ERROR", analysis));
+    if (disk_full && host_agent) out.push_back(Logs(topic, "level:WARN,ERROR", analysis));
   }
 }
 

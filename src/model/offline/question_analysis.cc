@@ -116,7 +116,7 @@ constexpr std::string_view kSuffixes[] = {"服务",     "中心",     "系统", 
 constexpr std::string_view kInfraMarks[] = {
     "db", "mysql",  "redis", "postgres",      "mongo",     "cache", "kafka",
     "mq", "rabbit", "es",    "elasticsearch", "zookeeper", "etcd",  "memcached",
-    "agent", "kubelet"};
+    "agent", "kubelet", "dns", "coredns"};
 
 bool IsAsciiWordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');

@@ -483,3 +483,25 @@ TEST(NextStep, ReadsThePlatformEventsForAServiceThatRestarts) {
 
 }  // namespace
 }  // namespace diagd::model::offline
+
+namespace diagd::model::offline {
+namespace {
+
+// A full disk: the host agents say which host's mount filled.
+TEST(NextStep, ReadsTheHostAgentsForAFullDisk) {
+  const char* question = "Why has order-api been failing since about 10:20?";
+  std::vector<std::string> topics = {"gateway", "order-api", "node-agent"};
+  Conversation conversation(question, topics);
+  conversation
+      .Call("call_1", "query_logs", R"({"input":{"topic":"order-api","query":"level:ERROR"}})")
+      .Observe("call_1", LogsObservation("call_1", "order-api",
+                                         {"failed to persist order to spool /data/order-api/spool: "
+                                          "java.io.IOException: No space left on device"}));
+  Message next = conversation.Ask();
+  ASSERT_EQ(next.tool_calls.size(), 1u);
+  EXPECT_EQ(json::Serialize(Arguments(next.tool_calls[0])["input"]),
+            R"({"topic":"node-agent","query":"level:WARN,ERROR"})");
+}
+
+}  // namespace
+}  // namespace diagd::model::offline
