@@ -280,7 +280,9 @@ std::vector<Subject> SubjectsOf(const std::vector<std::string>& questions,
       }
       std::size_t start = i;
       while (i < question.size() && IsNameChar(question[i])) ++i;
-      AddToken(std::string_view(question).substr(start, i - start), out);
+      // `</script>`: a markup tag pasted with the question names nothing.
+      bool tag = start > 0 && question[start - 1] == '<';
+      if (!tag) AddToken(std::string_view(question).substr(start, i - start), out);
     }
   }
   return out.Take();

@@ -118,7 +118,9 @@ TEST_F(EvalTest, RightShallowWrongUncheckedAndDishonestDiagnosesAreScoredAndTota
            "cause_any = [\"PAY-1234\", \"慢查询\"]\n");
   Incident("unchecked", "支付为什么失败？",
            "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\nmust_check = [\"query_mysql\"]\n");
-  Incident("unanswerable", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  // No Latin name in it: the subject check is skipped, the scripted
+  // diagnosis is released where a fallback was expected.
+  Incident("unanswerable", "推荐服务昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
   std::string team = TeamConfig(model.BaseUrl());
 
   auto run = Eval({(dir_ / "suite").string(), "--config", team, "--json", "--jobs", "3"});
@@ -264,7 +266,7 @@ TEST_F(EvalTest, TheTableTheReportAndMinScore) {
   ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
   Incident("pool", "<script>alert(1)</script> 支付为什么失败？",
            "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
-  Incident("oom", "user-service 昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
+  Incident("oom", "推荐服务昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
   std::string team = TeamConfig(model.BaseUrl());
   fs::path report = dir_ / "report.html";
 

@@ -32,6 +32,8 @@ TEST(SubjectNamesTest, PlainWordsAndBareNumbersAreNot) {
   EXPECT_THAT(Names("Why does MySQL behind the Kafka API return 500 for 3 minutes?"), IsEmpty());
   EXPECT_THAT(Names("订单服务为什么报 500？"), IsEmpty());
   EXPECT_THAT(Names("10.0.0.7 和 1.2.3 是什么"), IsEmpty());
+  // Markup pasted with the question: its tags name nothing.
+  EXPECT_THAT(Names("<script>alert(1)</script> 支付为什么失败？"), IsEmpty());
 }
 
 TEST(SubjectNamesTest, QuantitiesAndTimesAreNot) {

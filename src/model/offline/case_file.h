@@ -163,8 +163,14 @@ std::vector<std::string> MechanismTerms(const CaseFile& file);
 // found). Empty when no event has a time. (change_record.cc)
 std::string FirstSeenFailure(const CaseFile& file);
 
+// The logs read begin after the time the question says the failure began
+// (give or take ten minutes), and no query has yet read from before it
+// (`after:`): the onset has not been seen.
+bool OnsetUnseen(const InvestigationState& state, const CaseFile& file);
+
 // A change that says it touches nothing that runs ("log format only",
-// "仅日志", "文案修改") is never a cause, however close to the failure.
+// "仅日志", "文案修改"), or that it answers the incident ("incident
+// response", "故障处理"), is never a cause, however close to the failure.
 bool DeclaresItselfHarmless(const std::string& text);
 
 // True for text written as instructions to an AI agent ("忽略之前的所有指令",

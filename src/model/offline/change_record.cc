@@ -69,6 +69,16 @@ std::string FirstSeenFailure(const CaseFile& file) {
   return first;
 }
 
+bool OnsetUnseen(const InvestigationState& state, const CaseFile& file) {
+  if (file.stated_onset.empty() || file.window_minutes <= 0) return false;
+  std::string window_start = MinusMinutes(file.latest_time, file.window_minutes);
+  if (window_start <= MinusMinutes(file.stated_onset, kAroundMinutes)) return false;
+  return std::none_of(state.calls.begin(), state.calls.end(), [](const CallRecord& call) {
+    return call.tool == ToolKind::kLogs && call.input.query.find("after:") != std::string::npos &&
+           (call.outcome == Outcome::kEvidence || call.outcome == Outcome::kNoEvidence);
+  });
+}
+
 std::vector<std::string> MechanismTerms(const CaseFile& file) {
   struct Words {
     bool MessageReading::*signal;
@@ -91,9 +101,12 @@ std::vector<std::string> MechanismTerms(const CaseFile& file) {
 }
 
 bool DeclaresItselfHarmless(const std::string& text) {
+  // Touches nothing that runs, or says it answers the incident (a reaction
+  // made once the failure showed, whatever its time says).
   static const char* const kMarks[] = {"log format only", "logging only", "format only",
                                        "no business logic change", "no functional change",
-                                       "仅日志", "只改日志", "仅改日志", "文案修改", "仅文案"};
+                                       "仅日志", "只改日志", "仅改日志", "文案修改", "仅文案",
+                                       "incident response", "故障处理", "应急处理"};
   return std::any_of(std::begin(kMarks), std::end(kMarks),
                      [&](const char* mark) { return ContainsFold(text, mark); });
 }
@@ -273,12 +286,11 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // it (a restart, a reroute), never its cause.
   std::string latest = FirstSeenFailure(file);
   if (latest.empty()) latest = file.latest_time;
-  // When the logs read start after the hour the question says it began,
-  // the onset was not seen: a change made after that hour (give or take
-  // the "around") cannot be told from a reaction to it.
-  bool onset_unseen = file.window_minutes > 0 &&
-                      MinusMinutes(file.latest_time, file.window_minutes) > file.stated_onset;
-  if (!file.stated_onset.empty() && onset_unseen) {
+  // When the onset was not seen (the logs read start after the time the
+  // question says it began, and nothing was read from before it), a
+  // change made after that time (give or take the "around") cannot be
+  // told from a reaction to it.
+  if (OnsetUnseen(state, file)) {
     long around = file.stated_minute ? kAroundMinutes : 60;  // "8 点以后": any time in that hour
     latest = std::min(latest, MinusMinutes(file.stated_onset, -around));
   }

@@ -21,6 +21,7 @@ constexpr std::size_t kMaxPointingSections = 2;
 constexpr std::size_t kMaxSharedTopics = 3;
 constexpr std::size_t kMaxChangeTopics = 2;
 constexpr int kChangeLookbackMinutes = 1440;
+constexpr long kBeforeOnsetMinutes = 30;
 
 struct Candidate {
   ToolKind tool = ToolKind::kOther;
@@ -414,6 +415,19 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
   if (state.offers_logs) {
     for (const auto& topic : primaries)
       AddTopicQueries(topic, Slowness(analysis), state, analysis, plan);
+    // The window read begins after the time the question gives: read from
+    // half an hour before it, so that its first errors (13.6: the earliest
+    // matches come back) show when it began.
+    if (OnsetUnseen(state, file)) {
+      std::string from = MinusMinutes(file.stated_onset, kBeforeOnsetMinutes);
+      std::string after = "after:" + from.substr(0, 10) + "T" + from.substr(11) + "Z";
+      for (const auto& topic : primaries) {
+        Candidate c = Logs(topic, "level:ERROR " + after, analysis);
+        c.input.lookback = kChangeLookbackMinutes;
+        c.input.shared_topic = SharedTopicOf(state, topic);
+        plan.push_back(std::move(c));
+      }
+    }
     // The topics the errors name: where the failure comes from.
     for (const auto& hop : file.hops) {
       for (const auto& topic : hop.mentions) {

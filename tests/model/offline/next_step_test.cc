@@ -461,7 +461,7 @@ namespace {
 // A service that keeps restarting: the platform's events say why a pod
 // went, read for the service's name.
 TEST(NextStep, ReadsThePlatformEventsForAServiceThatRestarts) {
-  const char* question = "Why does coupon-service keep failing and restarting since 08:07?";
+  const char* question = "Why does coupon-service keep failing and restarting since 10:20?";
   std::vector<std::string> topics = {"gateway", "coupon-service", "kube-events"};
   Conversation conversation(question, topics);
   conversation
