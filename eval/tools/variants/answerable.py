@@ -31,7 +31,7 @@ def _expect(sc, root, cause, *checks):
 
 # ------------------------------------------------------------------ disk-full
 
-DISK_ROOT = ["No space left on device", "disk full", "disk is full", "filesystem full", "磁盘满", "磁盘已满", "磁盘写满", "磁盘空间"]
+DISK_ROOT = ["No space left on device", "disk full", "disk is full", "full disk", "filesystem full", "磁盘满", "磁盘已满", "磁盘写满", "磁盘空间"]
 
 
 def disk_full(d):
