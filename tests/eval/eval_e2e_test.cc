@@ -365,15 +365,12 @@ namespace diagd::e2e {
 namespace {
 
 // The offline provider's bar on the bundled suite (eval/incidents): no
-// wrong, shallow or dishonest release and nothing failed; at least 9 of
+// wrong, shallow or dishonest release and nothing failed; at least 10 of
 // the 13 answerable incidents right, the cause named as well as the
-// mechanism (disk-full's cause, a log-level change 7.5 hours before that
-// names neither the host nor the path, is one the rules do not link:
-// docs/offline-provider.md); every other incident right (its fallback or
-// answer).
+// mechanism; every other incident right (its fallback or answer).
 // Deterministic: the provider is rules, the workspaces are checked in with
 // a fixed clock.
-TEST_F(EvalTest, OfflineOnTheBundledSuiteIsNeverWrongShallowOrDishonestAndRightOnNineOfThirteen) {
+TEST_F(EvalTest, OfflineOnTheBundledSuiteIsNeverWrongShallowOrDishonestAndRightOnTenOfThirteen) {
   fs::path team = dir_ / "offline.toml";
   std::ofstream(team) << "[model]\nprovider = \"offline\"\n";
   auto run = Eval({std::string(DIAGD_SOURCE_DIR) + "/eval/incidents", "--config", team.string(),
@@ -397,7 +394,7 @@ TEST_F(EvalTest, OfflineOnTheBundledSuiteIsNeverWrongShallowOrDishonestAndRightO
     }
   }
   EXPECT_EQ(answerable, 13);
-  EXPECT_GE(right, 9) << right << " of " << answerable << " right\n" << verdicts;
+  EXPECT_GE(right, 10) << right << " of " << answerable << " right\n" << verdicts;
   EXPECT_EQ(document.totals.at("wrong"), 0);
   EXPECT_EQ(document.totals.at("shallow"), 0);
   EXPECT_EQ(document.totals.at("dishonest"), 0);

@@ -12,6 +12,10 @@ namespace {
 constexpr long kBuildUpMinutes = 24 * 60;
 // A heap is sized by -Xmx in JAVA_OPTS, a container by its memory limit.
 constexpr const char* kMemoryWords[] = {"memory", "内存", "heap", "-xmx"};
+// A disk is filled by what writes to it: log levels and rotation, dumps,
+// backups.
+constexpr const char* kDiskWords[] = {"logging.level", "log.level", "log_level", "logrotate",
+                                      "rotation", "retention", "dump", "backup"};
 constexpr long kAroundMinutes = 10;
 
 std::string CellText(const std::vector<Cell>& row, int index) {
@@ -68,6 +72,21 @@ std::string FirstSeenFailure(const CaseFile& file) {
   }
   return first;
 }
+
+namespace {
+
+// The keys that size or fill the resource the chain ran out of.
+std::vector<std::string> WhatFillsIt(const CaseFile& file) {
+  std::vector<std::string> words;
+  for (std::size_t position : file.chain) {
+    const MessageReading& reading = file.hops[position].reading;
+    if (reading.out_of_memory) words.insert(words.end(), std::begin(kMemoryWords), std::end(kMemoryWords));
+    if (reading.space_exhausted) words.insert(words.end(), std::begin(kDiskWords), std::end(kDiskWords));
+  }
+  return words;
+}
+
+}  // namespace
 
 bool OnsetUnseen(const InvestigationState& state, const CaseFile& file) {
   if (file.stated_onset.empty() || file.window_minutes <= 0) return false;
@@ -272,12 +291,7 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   // timeout" (any rate-limit change says 限流).
   std::vector<std::string> mechanism = MechanismTerms(file);
   std::vector<std::string> naming = NamingTerms(file);
-  std::vector<std::string> memory;
-  for (const auto& term : mechanism) {
-    for (const char* word : kMemoryWords) {
-      if (term == word) memory.push_back(term);
-    }
-  }
+  std::vector<std::string> fills = WhatFillsIt(file);
   // Changes made in the window the logs show, or up to half an hour before
   // it or before the hour the question says the failure began.
   std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
@@ -317,12 +331,13 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
     // A configuration push says what it changed in its key.
     std::string content = record.summary + "\n" + record.key;
     auto position = ChainPositionOf(file, record.service);
-    // Without a key column, a memory size written in the summary as a
-    // flag or key ("JAVA_OPTS 由 -Xmx8g 调整为 -Xmx3g", "limits.memory")
-    // counts for an out-of-memory failure; other mechanisms' words turn up
-    // in the names of unrelated keys (limit_req_zone for a rate limit).
-    bool sizes_memory = record.key.empty() && NamesAny(ConfigKeysIn(record.summary), memory);
-    bool keyed = NamesAny(record.key, mechanism) || sizes_memory;
+    // Without a key column, what fills the exhausted resource written in
+    // the summary as a flag or key counts ("JAVA_OPTS 由 -Xmx8g 调整为
+    // -Xmx3g" for a heap, "logging.level.root=DEBUG" for a disk); other
+    // mechanisms' words turn up in the names of unrelated keys
+    // (limit_req_zone for a rate limit).
+    bool fills_it = record.key.empty() && NamesAny(ConfigKeysIn(record.summary), fills);
+    bool keyed = NamesAny(record.key, mechanism) || fills_it;
     // Naming the failing host or path, or setting the failing link's own
     // limit, it may have been made hours before the failure showed.
     bool names_thing = NamesAny(content, things);
