@@ -175,7 +175,6 @@ std::vector<ChangeRecord> ChangesInLogs(const InvestigationState& state) {
       record.service = FieldValue(message, {"target", "service", "app", "application"});
       std::size_t colon = message.find(": ");
       record.summary = colon == std::string::npos ? message : message.substr(colon + 2);
-
       record.quote = CutPrefix(record.summary, 160);
       if (text::CodePointCount(record.quote) < 4) record.quote = ticket;
       out.push_back(std::move(record));
@@ -236,7 +235,6 @@ std::vector<ChangeRecord> ChangesInDocuments(const InvestigationState& state) {
     record.ticket = notice.ticket;
     record.service = notice.service;
     record.summary = notice.summary;
-
     record.quote = CutPrefix(notice.summary, 160);
     out.push_back(std::move(record));
   }
