@@ -197,16 +197,18 @@ bool Slowness(const QuestionAnalysis& analysis) {
                      [](const Symptom& s) { return s.slowness; });
 }
 
-// Where requests come in, by name (gateway, nginx, ingress...).
+// Where requests come in, by name.
+constexpr const char* kEntryMarks[] = {"gateway", "nginx", "ingress", "api",
+                                       "frontend", "web",   "edge"};
+
 bool IsEntryTopic(const std::string& topic) {
-  for (const char* mark : {"gateway", "nginx", "ingress", "api", "frontend", "web", "edge"}) {
-    if (ContainsFold(topic, mark)) return true;
-  }
-  return false;
+  return std::any_of(std::begin(kEntryMarks), std::end(kEntryMarks),
+                     [&](const char* mark) { return ContainsFold(topic, mark); });
 }
 
+// The entry topic, else the first topic (a start when none is named so).
 std::vector<std::string> EntryTopics(const InvestigationState& state) {
-  for (const char* mark : {"gateway", "nginx", "ingress", "api", "frontend", "web", "edge"}) {
+  for (const char* mark : kEntryMarks) {
     for (const auto& topic : state.topics) {
       if (ContainsFold(topic, mark)) return {topic};
     }
@@ -306,13 +308,11 @@ void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& f
   std::vector<std::string> things = ThingsTheErrorsName(file);
   // A host, else a directory (a path's first two components: the whole
   // path names one file).
-  auto host = std::find_if(things.begin(), things.end(),
-                           [](const std::string& thing) { return thing.front() != '/'; });
   std::erase_if(things, [](const std::string& thing) {
     return thing.front() == '/' && std::count(thing.begin(), thing.end(), '/') > 2;
   });
-  host = std::find_if(things.begin(), things.end(),
-                      [](const std::string& thing) { return thing.front() != '/'; });
+  auto host = std::find_if(things.begin(), things.end(),
+                           [](const std::string& thing) { return thing.front() != '/'; });
   const LogHop* deepest = file.Deepest();
   for (const auto& ticket : UndatedChangeNotices(state)) out.push_back(Docs(ticket));
   // The change words rank a notice about the thing above the runbooks
@@ -350,7 +350,7 @@ void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& an
 // ("不停重启", "connection closed while the pod restarted") the events say
 // why a pod went (OOMKilled, a failed probe), read for its name; for a full
 // disk the host agents say which host's mount filled. Both levels.
-void AddPlatformEventQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+void AddPlatformQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
                              const CaseFile& file, std::vector<Candidate>& out) {
   if (file.chain.empty()) return;
   const std::string& service = file.hops[file.chain.front()].topic;
@@ -441,7 +441,7 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
         }
       }
     }
-    AddPlatformEventQueries(state, analysis, file, plan);
+    AddPlatformQueries(state, analysis, file, plan);
   }
   // One runbook lookup for the deepest error before the datasources; the
   // others (for links found later) after the change record.
@@ -462,6 +462,7 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     for (std::size_t position : file.chain)
       chain_stems.insert(TopicStem(file.hops[position].topic));
     int deepest_position = static_cast<int>(file.chain.size()) - 1;
+    std::vector<std::string> things = ThingsTheErrorsName(file);
     for (std::size_t d = 0; d < file.docs.size(); ++d) {
       const DocHit& doc = file.docs[d];
       bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
@@ -473,11 +474,10 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
         // reports its findings as warnings: both levels at once.
         if (pointed && !TopicQueried(state, topic)) {
           AddTopicQueries(topic, true, state, analysis, plan);
-        } else if (pointed && NoEvidenceFor(state, topic, "level:WARN,ERROR") &&
-                   !ThingsTheErrorsName(file).empty()) {
+        } else if (pointed && NoEvidenceFor(state, topic, "level:WARN,ERROR") && !things.empty()) {
           // Quiet at both levels: an inventory logs its records as INFO.
           // What it says about the thing the errors name.
-          plan.push_back(Logs(topic, "\"" + ThingsTheErrorsName(file).front() + "\"", analysis));
+          plan.push_back(Logs(topic, "\"" + things.front() + "\"", analysis));
         }
       }
     }
