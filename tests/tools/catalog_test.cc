@@ -68,7 +68,9 @@ TEST(ToolCatalog, NamesConfiguredTopicsAndDatasourcesAsEnums) {
 
 TEST(ToolCatalog, TheLogsDescriptionNamesTheTimeBoundsWithAnExampleAndTheOrder) {
   for (bool english : {false, true}) {
-    const std::string& description = (*Catalog(english).Definitions())[1].description;
+    ToolCatalog catalog = Catalog(english);
+    auto definitions = catalog.Definitions();  // the snapshot the description lives in
+    const std::string& description = (*definitions)[1].description;
     for (const char* part : {"after:2026-11-29T09:55:00Z", "before:2026-11-29T10:10:00Z",
                              "RFC 3339", english ? "oldest first" : "最早在前"}) {
       EXPECT_NE(description.find(part), std::string::npos) << part << " in " << description;
