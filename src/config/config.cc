@@ -2,9 +2,6 @@
 // stages is the contract of config_parse.h.
 #include "config/config.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <system_error>
 #include <utility>
@@ -176,26 +173,11 @@ Result<Config> ParseConfig(std::string_view toml_text, const std::filesystem::pa
 }
 
 Result<Config> LoadConfigFile(const std::filesystem::path& file, const Environment& env) {
-  std::error_code error;
-  std::filesystem::file_status status = std::filesystem::status(file, error);
-  if (status.type() == std::filesystem::file_type::not_found) {
-    return Error::NotFound("config file " + file.string() + ": no such file");
-  }
-  if (std::filesystem::is_directory(status)) {
-    return Error::InvalidArgument("config file " + file.string() + ": is a directory");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return Error::InvalidArgument("config file " + file.string() +
-                                  ": cannot be read: " + std::strerror(errno));
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    return Error::InvalidArgument("config file " + file.string() + ": read failed");
-  }
+  Result<std::string> text = internal::ReadConfigText(file, "config file");
+  if (!text) return text.error();
   Result<std::filesystem::path> absolute = internal::AbsoluteDir(file);
   if (!absolute) return absolute.error();
-  return ParseConfig(text, absolute->parent_path(), env, file.string());
+  return ParseConfig(*text, absolute->parent_path(), env, file.string());
 }
 
 Result<Config> DefaultConfig(const std::filesystem::path& base_dir, const Environment& env) {

@@ -82,6 +82,16 @@ Status ReadToml(std::string_view text, FileSettings& settings, KeyLocations& loc
 // Makes every path and sqlite: URL of `tools` absolute against `base`.
 void ResolveToolPaths(const std::filesystem::path& base, ToolsConfig& tools);
 
+// The largest configuration or incident file read (1 MiB; the bundled ones
+// are a few KiB).
+inline constexpr std::size_t kMaxConfigFileBytes = 1 << 20;
+
+// The text of `file` ("config file", "incident file" in messages): a
+// regular file of at most kMaxConfigFileBytes; NOT_FOUND when it does not
+// exist, INVALID_ARGUMENT for a folder, a FIFO, a device, a larger file or
+// a read that fails (config_file.cc).
+Result<std::string> ReadConfigText(const std::filesystem::path& file, const std::string& what);
+
 // `dir` absolute and normalized, without a trailing separator.
 Result<std::filesystem::path> AbsoluteDir(const std::filesystem::path& dir);
 

@@ -1,6 +1,5 @@
 #include "config/incident.h"
 
-#include <fstream>
 #include <iterator>
 
 #include "config/config_parse.h"
@@ -89,9 +88,9 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   auto absolute = internal::AbsoluteDir(dir);
   if (!absolute) return absolute.error();
   std::filesystem::path file = *absolute / kFileName;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error::NotFound(file.string() + ": no such file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<std::string> read = internal::ReadConfigText(file, "incident file");
+  if (!read) return read.error();
+  const std::string& text = *read;
 
   toml::table root;
   try {

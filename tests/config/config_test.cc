@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -458,7 +459,26 @@ TEST_F(ConfigFile, ReportsADirectoryClearly) {
   Result<Config> config = LoadConfigFile(dir_, {});
   ASSERT_FALSE(config.has_value());
   EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_THAT(config.error().message, HasSubstr("is a directory"));
+  EXPECT_THAT(config.error().message, HasSubstr("is a folder, not a file"));
+}
+
+// A FIFO would block a read forever and /dev/zero would fill the memory:
+// only a regular file of bounded size is read.
+TEST_F(ConfigFile, RefusesAFifoADeviceAndAnOversizedFileBeforeReadingThem) {
+  std::filesystem::path fifo = dir_ / "config.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::filesystem::path& file : {fifo, std::filesystem::path("/dev/zero")}) {
+    Result<Config> config = LoadConfigFile(file, {});
+    ASSERT_FALSE(config.has_value()) << file;
+    EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_THAT(config.error().message, HasSubstr("is not a regular file")) << file;
+  }
+  std::filesystem::path large = Write("large.toml", std::string((1 << 20) + 1, '#'));
+  Result<Config> config = LoadConfigFile(large, {});
+  ASSERT_FALSE(config.has_value());
+  EXPECT_THAT(config.error().message, HasSubstr("a configuration file holds at most 1048576"));
+  std::filesystem::path fits = Write("fits.toml", std::string(1 << 20, '#'));
+  EXPECT_TRUE(LoadConfigFile(fits, {}).has_value()) << "a comment of exactly the limit is read";
 }
 
 TEST(Config, ProcessEnvironmentKeepsOnlyDiagdVariables) {

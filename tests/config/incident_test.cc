@@ -156,6 +156,19 @@ TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
   }
 }
 
+TEST_F(IncidentTest, AnIncidentFileThatIsAFolderOrADeviceIsAClearError) {
+  fs::create_directories(dir_ / "folder" / "incident.toml");
+  auto folder = LoadIncident(dir_ / "folder", team_);
+  ASSERT_FALSE(folder);
+  EXPECT_EQ(folder.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(folder.error().message, HasSubstr("incident.toml: is a folder, not a file"));
+  fs::create_directories(dir_ / "zero");
+  fs::create_symlink("/dev/zero", dir_ / "zero" / "incident.toml");
+  auto zero = LoadIncident(dir_ / "zero", team_);
+  ASSERT_FALSE(zero);
+  EXPECT_THAT(zero.error().message, HasSubstr("is not a regular file"));
+}
+
 TEST_F(IncidentTest, AFolderWithoutAnIncidentFileIsNotFound) {
   auto incident = LoadIncident(dir_ / "nothing-here", team_);
   ASSERT_FALSE(incident);

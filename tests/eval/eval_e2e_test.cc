@@ -7,6 +7,7 @@
 // the JSON document, the table, the HTML report, --min-score and the usage
 // errors.
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -355,6 +356,28 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_THAT(broken.err, HasSubstr("broken/incident.toml:"));
   EXPECT_THAT(broken.err, HasSubstr("expect.outcome"));
+  EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
+}
+
+// Files that are no files: an incident.toml that is a folder, a --config
+// that is a FIFO (a read would wait forever) or /dev/zero (it would never
+// end). Each is exit 2 with a message, at once; nothing runs.
+TEST_F(EvalTest, AFolderAFifoOrADeviceForAFileIsExitTwoNotACrashOrAHang) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  std::string team = TeamConfig(model.BaseUrl());
+  fs::create_directories(dir_ / "suite" / "folder" / "incident.toml");
+  auto folder = Eval({(dir_ / "suite").string(), "--config", team});
+  EXPECT_EQ(folder.exit_code, 2) << folder.err;
+  EXPECT_THAT(folder.err, HasSubstr("incident.toml: is a folder, not a file"));
+  fs::path fifo = dir_ / "team.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Incident("fine", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  fs::remove_all(dir_ / "suite" / "folder");
+  for (const std::string& config : {fifo.string(), std::string("/dev/zero")}) {
+    auto run = Eval({(dir_ / "suite").string(), "--config", config});
+    EXPECT_EQ(run.exit_code, 2) << config << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr("is not a regular file")) << config;
+  }
   EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
 }
 
