@@ -31,10 +31,16 @@ Response ErrorResponse(const ApiError& error) {
   return response;
 }
 
-asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive) {
+asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive,
+                           bool head_only) {
   response.keep_alive(keep_alive);
   response.prepare_payload();
   stream.expires_after(kWriteTimeout);
+  if (head_only) {
+    http::response_serializer<http::string_body> serializer(response);
+    auto [ec, n] = co_await http::async_write_header(stream, serializer, kNoThrow);
+    co_return !ec && keep_alive;
+  }
   auto [ec, n] = co_await http::async_write(stream, response, kNoThrow);
   co_return !ec && keep_alive;
 }
@@ -54,7 +60,8 @@ asio::awaitable<bool> SendRaw(beast::tcp_stream& stream, std::string_view bytes)
 asio::awaitable<bool> Exchange::Reply(Response response, bool close) {
   server.metrics.RecordHttpRequest(route, static_cast<int>(response.result_int()));
   bool keep_alive = request.keep_alive() && !close;
-  co_return co_await Send(stream, std::move(response), keep_alive);
+  bool head_only = request.method() == http::verb::head;
+  co_return co_await Send(stream, std::move(response), keep_alive, head_only);
 }
 
 asio::awaitable<bool> Exchange::Fail(ApiError error) {

@@ -20,7 +20,11 @@ Response JsonResponse(unsigned status, std::string body);
 Response ErrorResponse(const ApiError& error);
 
 // Writes `response`; true when the connection may carry another request.
-asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive);
+// With `head_only`, the answer to a HEAD request: the status and headers
+// (Content-Length that of the body) and no body (RFC 9110 9.3.2): a body
+// would be read as the start of the next answer on a kept connection.
+asio::awaitable<bool> Send(beast::tcp_stream& stream, Response response, bool keep_alive,
+                           bool head_only = false);
 // Waits on the io thread without holding it.
 asio::awaitable<void> Sleep(std::chrono::steady_clock::duration duration);
 // Writes bytes as they are (SSE frames); false when the client is gone.

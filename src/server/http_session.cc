@@ -139,7 +139,11 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
     ApiError error = NotFound("no such route");
     co_return co_await ex.Fail(std::move(error));
   }
-  if (request.method() != route->method) {
+  // HEAD is GET without the body (Reply sends none), except on the event
+  // stream, which has no end to measure.
+  bool head_of_get = request.method() == http::verb::head && route->method == http::verb::get &&
+                     route->pattern != "/api/v1/runs/{id}/events";
+  if (request.method() != route->method && !head_of_get) {
     Response response = ErrorResponse(MethodNotAllowed());
     response.set(http::field::allow, http::to_string(route->method));
     co_return co_await ex.Reply(std::move(response));

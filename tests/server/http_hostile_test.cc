@@ -367,3 +367,32 @@ TEST(HttpHostileIdle, ASilentOrStalledConnectionIsClosedWithinSeconds) {
 
 }  // namespace
 }  // namespace diagd::server::testing
+
+namespace diagd::server::testing {
+namespace {
+
+// HEAD answers as GET does, without a body (RFC 9110): on a kept
+// connection a body would be read as the start of the next answer. A
+// method the route does not take is 405 with no body either.
+TEST_F(HttpHostileTest, AHeadRequestIsAnsweredWithoutABodyAndTheConnectionStaysInStep) {
+  RawConnection connection(server_.port());
+  ASSERT_TRUE(connection.Send("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                              "HEAD /api/v1/chat HTTP/1.1\r\nHost: x\r\n\r\n"
+                              "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  EXPECT_TRUE(connection.ReadUntilClosed(seconds(30)));
+  const std::string& received = connection.received();
+  // Framed as a client that sent HEAD frames them: a head, no body.
+  std::size_t second = received.find("\r\n\r\n") + 4;
+  std::size_t third = received.find("\r\n\r\n", second) + 4;
+  EXPECT_EQ(received.compare(0, 15, "HTTP/1.1 200 OK"), 0) << received;
+  EXPECT_EQ(received.compare(second, 31, "HTTP/1.1 405 Method Not Allowed"), 0) << received;
+  EXPECT_EQ(StatusLines(received.substr(third)), std::vector<std::string>{"HTTP/1.1 200 OK"})
+      << received;
+  // One body in all: the GET's, after the last head.
+  EXPECT_EQ(received.find(R"("status")"), received.rfind(R"("status")")) << received;
+  EXPECT_GT(received.find(R"("status")"), received.rfind("HTTP/1.1 200 OK")) << received;
+  EXPECT_NE(received.find("Allow: POST"), std::string::npos) << received;
+}
+
+}  // namespace
+}  // namespace diagd::server::testing
