@@ -1,6 +1,7 @@
 // `diagd eval` (CONTRACT.md 12.6): progress on stderr as each incident
 // ends; the table (or with --json exactly one JSON document) on stdout; the
 // HTML report where --report says. docs/eval.md is the guide.
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -13,6 +14,11 @@
 namespace diagd::cli {
 
 int Eval(const EvalOptions& options) {
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (options.min_score && std::isnan(*options.min_score)) {
+    std::cerr << "diagd: --min-score: expected a number from 0 to 1, got nan\n";
+    return kExitUsage;
+  }
   auto config = LoadConfig(options.config_path);
   if (!config) {
     std::cerr << "diagd: " << config.error().message << "\n";

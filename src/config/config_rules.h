@@ -35,9 +35,9 @@ Problem CheckDatasourceUrl(std::string_view value);
 Problem CheckDatasourceName(std::string_view value);
 // A log topic: [A-Za-z0-9_-][A-Za-z0-9._-]* (what query_logs accepts).
 Problem CheckTopicName(std::string_view value);
-// A name people use for a topic's service: text with something other than
-// white space in it, and no control characters.
-Problem CheckAlias(std::string_view value);
+// Text with something other than white space in it, and no control
+// characters: a topic's alias, an incident's question.
+Problem CheckNotBlank(std::string_view value);
 // Any non-empty text without control characters (model names).
 Problem CheckNonEmpty(std::string_view value);
 // A secret sent in an HTTP header: no control characters. Never echoed.

@@ -103,7 +103,7 @@ void ReadTopics(TableReader topics, std::vector<LogTopicConfig>& out) {
     if (Problem problem = CheckTopicName(name)) topics.AddProblem(name, *problem);
     LogTopicConfig topic;
     topic.name = name;
-    table->Read("aliases", topic.aliases, CheckAlias);
+    table->Read("aliases", topic.aliases, CheckNotBlank);
     table->RejectUnknownKeys();
     for (const std::string& alias : topic.aliases) {
       auto [at, added] = owner_of_alias.emplace(alias, name);

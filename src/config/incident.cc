@@ -56,6 +56,10 @@ void ReadExpectation(TableReader expect, IncidentExpectation& out, const Missing
       !expect.Has("root_cause_any")) {
     missing(expect, "root_cause_any", "required when outcome is DIAGNOSIS");
   }
+  // No phrase at all: no diagnosis could be scored right.
+  if (expect.Has("root_cause_any") && out.root_cause_any.empty()) {
+    expect.AddProblem("root_cause_any", "at least one phrase");
+  }
   // An empty list would ask for a cause no root cause can name: every
   // diagnosis would be SHALLOW. Leaving the key out says "cause not checked".
   if (expect.Has("cause_any") && out.cause_any.empty()) {
@@ -113,7 +117,7 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   Problems problems;
   TableReader reader(root, "", locations, problems);
   Missing missing(locations, problems);
-  reader.Read("question", incident.question, internal::CheckNonEmpty);
+  reader.Read("question", incident.question, internal::CheckNotBlank);
   if (incident.question.empty() && !reader.Has("question")) {
     missing(reader, "question", "required");
   }

@@ -148,6 +148,10 @@ TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
            Case{"question = \"q\"\n[tools.logs]\npath = \"logs\"\nmax_lookback_minutes = 30\n"
                 "default_lookback_minutes = 60\n[expect]\noutcome = \"FALLBACK\"\n",
                 "default_lookback_minutes"},
+           Case{"question = \"   \"\n[expect]\noutcome = \"FALLBACK\"\n",
+                "question: expected a name with something other than white space"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = []\n",
+                "root_cause_any: at least one phrase"},
            Case{"question = \"q\"\n[expect\n", "incident.toml:2: syntax error"},
        }) {
     auto incident = Load(c.text);

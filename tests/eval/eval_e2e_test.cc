@@ -347,6 +347,9 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
   EXPECT_THAT(unknown.err, HasSubstr("no incident nope"));
   auto score = Eval({suite, "--config", team, "--min-score", "1.5"});
   EXPECT_EQ(score.exit_code, 2);
+  auto nan = Eval({suite, "--config", team, "--min-score", "nan"});
+  EXPECT_EQ(nan.exit_code, 2);
+  EXPECT_THAT(nan.err, HasSubstr("--min-score: expected a number from 0 to 1"));
   auto report = Eval({suite, "--config", team, "--report", (dir_ / "no/such/dir.html").string()});
   EXPECT_EQ(report.exit_code, 2);
   EXPECT_THAT(report.err, HasSubstr("cannot be written"));
