@@ -2,6 +2,7 @@
 // ends; the table (or with --json exactly one JSON document) on stdout; the
 // HTML report where --report says. docs/eval.md is the guide.
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -29,11 +30,14 @@ int Eval(const EvalOptions& options) {
     std::cerr << "diagd: " << suite.error().message << "\n";
     return kExitUsage;
   }
-  // Opened before the first run, so that a report that cannot be written
-  // costs no model call.
+  // Written beside the report and renamed over it at the end: opened
+  // before the first run, so that a report that cannot be written costs no
+  // model call, and an earlier report stays whole until a new one is.
   std::ofstream report_file;
+  std::string partial;
   if (options.report_path) {
-    report_file.open(*options.report_path, std::ios::binary | std::ios::trunc);
+    partial = *options.report_path + ".partial";
+    report_file.open(partial, std::ios::binary | std::ios::trunc);
     if (!report_file) {
       std::cerr << "diagd: --report " << *options.report_path << ": cannot be written\n";
       return kExitUsage;
@@ -59,7 +63,11 @@ int Eval(const EvalOptions& options) {
   if (options.report_path) {
     report_file << eval::ReportHtml(report);
     report_file.close();
-    if (!report_file) {
+    std::error_code renamed;
+    if (report_file) std::filesystem::rename(partial, *options.report_path, renamed);
+    if (!report_file || renamed) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
       std::cerr << "diagd: --report " << *options.report_path << ": write failed\n";
       return kExitFailed;
     }

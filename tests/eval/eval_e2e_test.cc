@@ -270,9 +270,12 @@ TEST_F(EvalTest, TheTableTheReportAndMinScore) {
   Incident("oom", "推荐服务昨晚为什么 OOM？", "outcome = \"FALLBACK\"\n");
   std::string team = TeamConfig(model.BaseUrl());
   fs::path report = dir_ / "report.html";
+  std::ofstream(report) << "an earlier report";
 
   auto run = Eval({(dir_ / "suite").string(), "--config", team, "--report", report.string(),
                    "--min-score", "0.5"});
+  // Written beside it and renamed over it once whole.
+  EXPECT_FALSE(fs::exists(report.string() + ".partial"));
   EXPECT_EQ(run.exit_code, 0) << "0.5 reached: " << run.err;
   EXPECT_THAT(run.out, HasSubstr("pool"));
   EXPECT_THAT(run.out, HasSubstr("1 released and right, 0 released and wrong (0 shallow), "
