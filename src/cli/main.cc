@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/terminal_text.h"
 
 int main(int argc, char** argv) {
   using namespace diagd::cli;
@@ -73,6 +74,10 @@ int main(int argc, char** argv) {
     app.exit(error);
     return kExitUsage;
   }
+  // The server logs JSON lines (no raw controls in them); everything else
+  // is read by a person.
+  bool serving = serve->parsed() || (demo->parsed() && demo_serve);
+  if (!serving) EscapeControlsOnStandardStreams();
   if (ask_cmd->parsed()) return Ask(ask);
   if (serve->parsed()) return Serve(serve_config);
   if (show->parsed()) return RunsShow(runs_config, run_id);

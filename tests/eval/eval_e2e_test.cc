@@ -365,6 +365,19 @@ TEST_F(EvalTest, UsageErrorsAreExitTwoAndCostNoModelCall) {
   EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
 }
 
+// An escape sequence in a folder's name reaches the table and the progress
+// lines as visible text, never as a raw control for the terminal.
+TEST_F(EvalTest, AnEscapeSequenceInAFolderNameIsPrintedAsText) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  Incident("bad\x1b[31mred", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  auto run = Eval({(dir_ / "suite").string(), "--config", TeamConfig(model.BaseUrl())});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos);
+  EXPECT_THAT(run.out, HasSubstr("bad\\x1B[31mred"));
+  EXPECT_THAT(run.err, HasSubstr("bad\\x1B[31mred"));
+}
+
 // Files that are no files: an incident.toml that is a folder, a --config
 // that is a FIFO (a read would wait forever) or /dev/zero (it would never
 // end). Each is exit 2 with a message, at once; nothing runs.
