@@ -32,18 +32,13 @@ std::string TicketIn(std::string_view text) {
   return {};
 }
 
-// The value of the first `name=value` field among `names` in `text`.
+// The value of the first `name=value` field among `names` in `text`, to
+// a space, comma or semicolon.
 std::string FieldValue(std::string_view text, std::initializer_list<std::string_view> names) {
+  std::vector<KeyValueField> fields = KeyValueFields(text);
   for (std::string_view name : names) {
-    for (std::size_t at = text.find(name); at != std::string_view::npos;
-         at = text.find(name, at + 1)) {
-      bool starts = at == 0 || text[at - 1] == ' ';
-      std::size_t value = at + name.size();
-      if (!starts || value >= text.size() || text[value] != '=') continue;
-      std::size_t end = text.find_first_of(" ,;", value + 1);
-      return std::string(text.substr(value + 1, end == std::string_view::npos
-                                                    ? std::string_view::npos
-                                                    : end - value - 1));
+    for (const KeyValueField& field : fields) {
+      if (field.key == name) return std::string(field.value.substr(0, field.value.find_first_of(" ,;")));
     }
   }
   return {};

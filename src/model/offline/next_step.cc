@@ -272,18 +272,27 @@ void AddResourceCandidates(const InvestigationState& state, const CaseFile& file
   }
 }
 
-// `service:NAME level:ERROR` for each service the question names that has
-// no topic, in the topics that could hold it: neither infrastructure nor
-// the entry, nor named after one service (order-service holds no other).
-void AddSharedTopicQueries(const InvestigationState& state, const std::string& service,
-                           const QuestionAnalysis& analysis, std::vector<Candidate>& out) {
-  std::size_t used = 0;
+// The topics a search for a name may read, at most three: neither
+// infrastructure, the entry nor a change log, and, for a service's own
+// events, not named after another service (order-service holds no other).
+std::vector<std::string> SearchableTopics(const InvestigationState& state, bool for_a_service) {
+  std::vector<std::string> topics;
   for (const auto& topic : state.topics) {
-    if (IsInfraTopic(topic) || IsEntryTopic(topic) || IsServiceName(topic) ||
-        IsChangeTopic(topic)) {
+    if (IsInfraTopic(topic) || IsEntryTopic(topic) || IsChangeTopic(topic) ||
+        (for_a_service && IsServiceName(topic))) {
       continue;
     }
-    if (used++ == kMaxSharedTopics) break;
+    if (topics.size() == kMaxSharedTopics) break;
+    topics.push_back(topic);
+  }
+  return topics;
+}
+
+// `service:NAME level:ERROR` for a service with no topic of its own, in the
+// topics several services may share.
+void AddSharedTopicQueries(const InvestigationState& state, const std::string& service,
+                           const QuestionAnalysis& analysis, std::vector<Candidate>& out) {
+  for (const auto& topic : SearchableTopics(state, true)) {
     Candidate c = Logs(service, "level:ERROR", analysis);
     c.input.shared_topic = topic;
     out.push_back(std::move(c));
@@ -327,8 +336,8 @@ void AddChangeRecordElsewhere(const InvestigationState& state, const CaseFile& f
   }
 }
 
-// `level:ERROR "<thing>"` over the topics that are neither infrastructure
-// nor the entry (at most three), for the first thing the question names.
+// `level:ERROR "<thing>"` over the searchable topics, for the first thing
+// the question names.
 void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
                      std::vector<Candidate>& out) {
   if (analysis.things.empty()) return;
@@ -338,12 +347,7 @@ void AddThingQueries(const InvestigationState& state, const QuestionAnalysis& an
            call.outcome == Outcome::kEvidence;
   });
   if (found) return;  // the errors that name it are where the chain starts
-  std::size_t used = 0;
-  for (const auto& topic : state.topics) {
-    if (IsInfraTopic(topic) || IsEntryTopic(topic) || IsChangeTopic(topic)) continue;
-    if (used++ == kMaxSharedTopics) break;
-    out.push_back(Logs(topic, query, analysis));
-  }
+  for (const auto& topic : SearchableTopics(state, false)) out.push_back(Logs(topic, query, analysis));
 }
 
 // What the platform says about a failing service: for one that restarts

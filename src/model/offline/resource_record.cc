@@ -121,33 +121,6 @@ struct RowSource {
   std::vector<std::vector<Cell>> rows;
 };
 
-// `key=value` fields, each value running to the next key: the value cells
-// are exact substrings of the message.
-void ReadFields(const std::string& message, std::vector<std::string>& columns,
-                std::vector<Cell>& row) {
-  struct Key {
-    std::size_t start, equals;
-  };
-  std::vector<Key> keys;
-  for (std::size_t i = 0; i < message.size(); ++i) {
-    if (message[i] != '=' || i == 0) continue;
-    std::size_t start = i;
-    while (start > 0 && (std::isalnum(static_cast<unsigned char>(message[start - 1])) ||
-                         message[start - 1] == '_' || message[start - 1] == '.')) {
-      --start;
-    }
-    if (start == i || (start > 0 && message[start - 1] != ' ')) continue;
-    keys.push_back({start, i});
-  }
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    std::size_t end = k + 1 < keys.size() ? keys[k + 1].start : message.size();
-    std::string_view value = Trim(std::string_view(message).substr(
-        keys[k].equals + 1, end - keys[k].equals - 1));
-    columns.push_back(message.substr(keys[k].start, keys[k].equals - keys[k].start));
-    row.push_back({std::string(value), true});
-  }
-}
-
 std::vector<RowSource> RowSources(const InvestigationState& state, const CaseFile& file) {
   std::vector<RowSource> sources;
   for (std::size_t c = 0; c < state.calls.size(); ++c) {
@@ -166,7 +139,10 @@ std::vector<RowSource> RowSources(const InvestigationState& state, const CaseFil
     for (const auto& event : call.events) {
       std::vector<std::string> columns;
       std::vector<Cell> row;
-      ReadFields(event.message, columns, row);
+      for (const KeyValueField& field : KeyValueFields(event.message)) {
+        columns.emplace_back(field.key);
+        row.push_back({std::string(field.value), true});
+      }
       if (columns.size() < 2) continue;
       auto same = std::find_if(sources.begin(), sources.end(), [&](const RowSource& s) {
         return s.call == c && s.columns == columns;

@@ -414,4 +414,28 @@ std::string MinusMinutes(const std::string& t, long minutes) {
   return buffer;
 }
 
+std::vector<KeyValueField> KeyValueFields(std::string_view message) {
+  struct Key {
+    std::size_t start, equals;
+  };
+  std::vector<Key> keys;
+  for (std::size_t i = 1; i < message.size(); ++i) {
+    if (message[i] != '=') continue;
+    std::size_t start = i;
+    while (start > 0 && (std::isalnum(static_cast<unsigned char>(message[start - 1])) ||
+                         message[start - 1] == '_' || message[start - 1] == '.')) {
+      --start;
+    }
+    if (start == i || (start > 0 && message[start - 1] != ' ')) continue;
+    keys.push_back({start, i});
+  }
+  std::vector<KeyValueField> fields;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::size_t end = k + 1 < keys.size() ? keys[k + 1].start : message.size();
+    fields.push_back({message.substr(keys[k].start, keys[k].equals - keys[k].start),
+                      Trim(message.substr(keys[k].equals + 1, end - keys[k].equals - 1))});
+  }
+  return fields;
+}
+
 }  // namespace diagd::model::offline

@@ -52,6 +52,15 @@ bool ContainsCamelName(std::string_view text, std::string_view topic);
 // ("host=app-node-07"), each once.
 std::vector<std::string> Identifiers(std::string_view text);
 
+// The `key=value` fields of a message, in order: a key starts the message
+// or follows a space; its value runs to the next key, trimmed ("usage=client
+// (mTLS to api.x.com) not_after=2026-10-23 20:56:00" gives two). Each value
+// is an exact substring of `message`.
+struct KeyValueField {
+  std::string_view key, value;
+};
+std::vector<KeyValueField> KeyValueFields(std::string_view message);
+
 // The start of `s` with at most `max_code_points` code points, trailing
 // white space and dangling punctuation removed: still a prefix of `s`.
 std::string CutPrefix(std::string_view s, std::size_t max_code_points);
