@@ -46,10 +46,12 @@ int ControlEscapingBuffer::sync() {
 }
 
 void EscapeControlsOnStandardStreams() {
-  static ControlEscapingBuffer out(std::cout.rdbuf());
-  static ControlEscapingBuffer err(std::cerr.rdbuf());
-  std::cout.rdbuf(&out);
-  std::cerr.rdbuf(&err);
+  // Never destroyed: the standard streams are flushed after static
+  // destructors run (std::ios_base::Init), so their buffers must outlive them.
+  static auto* const out = new ControlEscapingBuffer(std::cout.rdbuf());
+  static auto* const err = new ControlEscapingBuffer(std::cerr.rdbuf());
+  std::cout.rdbuf(out);
+  std::cerr.rdbuf(err);
 }
 
 }  // namespace diagd::cli
