@@ -49,6 +49,7 @@ struct EvalOptions {
   int jobs = 1;
   std::vector<std::string> only;  // incident names; empty: all
   std::optional<double> min_score;
+  std::vector<std::string> data_roots;  // folders incidents may read beside their own
 };
 
 // `diagd eval` (CONTRACT.md 12.6): 0 when it ran, 1 when `min_score` was

@@ -25,7 +25,9 @@ int Eval(const EvalOptions& options) {
     std::cerr << "diagd: " << config.error().message << "\n";
     return kExitUsage;
   }
-  auto suite = eval::LoadSuite(options.suite, *config, options.only);
+  std::vector<std::filesystem::path> data_roots(options.data_roots.begin(),
+                                                options.data_roots.end());
+  auto suite = eval::LoadSuite(options.suite, *config, options.only, data_roots);
   if (!suite) {
     std::cerr << "diagd: " << suite.error().message << "\n";
     return kExitUsage;

@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--only", eval.only, "Only these incidents (NAME,...)")->delimiter(',');
   eval_cmd->add_option("--min-score", eval.min_score, "Exit 1 below this score (0 to 1)")
       ->check(CLI::Range(0.0, 1.0));
+  eval_cmd->add_option("--data-root", eval.data_roots,
+                       "A folder incidents may also read from (repeatable); otherwise every "
+                       "path of an incident stays inside its folder");
 
   try {
     app.parse(argc, argv);

@@ -5,7 +5,10 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "eval/incident_run.h"
 
@@ -35,10 +38,59 @@ std::string MissingWorkspace(const config::Incident& incident) {
   return {};
 }
 
+namespace fs = std::filesystem;
+
+// `path` with symlinks and ".." resolved as far as it exists, so that
+// neither can lead out of a folder unseen.
+fs::path Resolved(const fs::path& path) {
+  std::error_code error;
+  fs::path resolved = fs::weakly_canonical(path, error);
+  return error ? path.lexically_normal() : resolved;
+}
+
+bool IsWithin(const fs::path& path, const fs::path& folder) {
+  fs::path relative = path.lexically_relative(folder);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+// The first path of `incident`'s workspace that lies outside its folder
+// and every one of `data_roots`, named with its key; empty when all stay
+// inside. An incident from someone else must not send this machine's
+// files to a model or into a report.
+std::string PathOutside(const config::Incident& incident, const std::vector<fs::path>& data_roots) {
+  std::vector<fs::path> allowed{Resolved(incident.dir)};
+  for (const auto& root : data_roots) allowed.push_back(Resolved(fs::absolute(root)));
+  auto outside = [&](const fs::path& path) {
+    fs::path resolved = Resolved(path);
+    return std::none_of(allowed.begin(), allowed.end(),
+                        [&](const fs::path& folder) { return IsWithin(resolved, folder); });
+  };
+  const config::ToolsConfig& tools = incident.config.tools;
+  std::vector<std::pair<std::string, fs::path>> paths;
+  if (tools.documents.backend == config::DocumentsToolConfig::Backend::kLocal) {
+    paths.emplace_back("[tools.documents] path", tools.documents.path);
+  }
+  paths.emplace_back("[tools.logs] path", tools.logs.path);
+  constexpr std::string_view kSqlite = "sqlite:";
+  for (const auto& source : tools.datasources) {
+    if (source.url.rfind(kSqlite, 0) != 0) continue;
+    paths.emplace_back("[tools.mysql.datasources." + source.name + "] url",
+                       source.url.substr(kSqlite.size()));
+  }
+  for (const auto& [key, path] : paths) {
+    if (outside(path)) {
+      return "incident " + incident.name + ": " + key + " " + path.string() +
+             " is outside the incident's folder (allow a folder of data with --data-root DIR)";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& base,
-                        const std::vector<std::string>& only) {
+                        const std::vector<std::string>& only,
+                        const std::vector<std::filesystem::path>& data_roots) {
   std::error_code error;
   if (!std::filesystem::is_directory(dir, error)) {
     return Error::InvalidArgument("suite " + dir.string() + ": not a folder");
@@ -63,6 +115,9 @@ Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& 
     auto incident = config::LoadIncident(folder, base);
     if (!incident) return Error::InvalidArgument(incident.error().message);
     unmatched.erase(incident->name);
+    if (std::string outside = PathOutside(*incident, data_roots); !outside.empty()) {
+      return Error::InvalidArgument(std::move(outside));
+    }
     if (std::string missing = MissingWorkspace(*incident); !missing.empty()) {
       suite.skipped.push_back({incident->name, std::move(missing)});
       continue;

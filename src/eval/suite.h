@@ -29,12 +29,15 @@ struct Suite {
 };
 
 // Every incident of `dir` read over `base`, sorted by name; with `only`,
-// just those (each must exist). An incident whose documents or logs folder
-// or SQLite file is missing is skipped. INVALID_ARGUMENT names the file,
-// line and key of the first incident that does not read, or the unknown
-// name, or a suite with no incident at all.
+// just those (each must exist). An incident's documents, logs and SQLite
+// paths must lie inside its folder or one of `data_roots` (symlinks and
+// ".." resolved). An incident whose documents or logs folder or SQLite file
+// is missing is skipped. INVALID_ARGUMENT names the file, line and key of
+// the first incident that does not read, a path that leaves its folder, or
+// the unknown name, or a suite with no incident at all.
 Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& base,
-                        const std::vector<std::string>& only);
+                        const std::vector<std::string>& only,
+                        const std::vector<std::filesystem::path>& data_roots = {});
 
 struct SuiteRun {
   std::vector<IncidentScore> scores;  // in the suite's order

@@ -79,7 +79,13 @@ class EvalTest : public ::testing::Test {
     return file.string();
   }
 
+  // `diagd eval ARGS`, the demo workspace (which Incident() points at)
+  // allowed as a data root.
   Invocation Eval(std::vector<std::string> args) {
+    args.insert(args.end(), {"--data-root", std::string(DIAGD_SOURCE_DIR) + "/examples/demo"});
+    return EvalAsGiven(std::move(args));
+  }
+  Invocation EvalAsGiven(std::vector<std::string> args) {
     args.insert(args.begin(), "eval");
     return RunDiagd(args, dir_);
   }
@@ -318,7 +324,8 @@ TEST_F(EvalTest, AnIncidentWhoseWorkspaceIsAbsentIsSkippedAndNamed) {
       << "[tools.documents]\npath = \"" << DIAGD_SOURCE_DIR << "/examples/demo/docs\"\n"
       << "[expect]\noutcome = \"FALLBACK\"\n";
   std::string team = TeamConfig(model.BaseUrl());
-  auto run = Eval({(dir_ / "suite").string(), "--config", team, "--json"});
+  auto run = Eval({(dir_ / "suite").string(), "--config", team, "--json", "--data-root",
+                   dir_.string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   Document document = Parse(run);
   EXPECT_EQ(document.incidents.size(), 1u);
@@ -330,7 +337,8 @@ TEST_F(EvalTest, AnIncidentWhoseWorkspaceIsAbsentIsSkippedAndNamed) {
               HasSubstr("no-such-data/logs does not exist"));
   EXPECT_THAT(run.err, HasSubstr("skipped absent: the logs folder"));
 
-  auto only_absent = Eval({(dir_ / "suite").string(), "--config", team, "--only", "absent"});
+  auto only_absent = Eval({(dir_ / "suite").string(), "--config", team, "--only", "absent",
+                           "--data-root", dir_.string()});
   EXPECT_EQ(only_absent.exit_code, 0) << "nothing to run is no error";
   EXPECT_THAT(only_absent.out, HasSubstr("0 incidents"));
   EXPECT_THAT(only_absent.out, HasSubstr("1 skipped"));
@@ -398,6 +406,40 @@ TEST_F(EvalTest, AFolderAFifoOrADeviceForAFileIsExitTwoNotACrashOrAHang) {
     EXPECT_THAT(run.err, HasSubstr("is not a regular file")) << config;
   }
   EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
+}
+
+// A suite from someone else must not read this machine's files: a path
+// that leaves the incident's folder, by "..", an absolute path or a
+// symlink, is refused before any run unless --data-root allows its folder.
+TEST_F(EvalTest, AnIncidentThatReadsOutsideItsFolderIsRefusedUnlessADataRootAllowsIt) {
+  ScriptedModelServer model(testing::ScriptedDiagnosis(1, std::chrono::milliseconds(0)));
+  std::string team = TeamConfig(model.BaseUrl());
+  fs::path outside = dir_ / "outside";
+  fs::create_directories(outside / "logs");
+  std::ofstream(outside / "logs" / "secrets.log") << "2026-11-29T10:00:00Z password=hunter2\n";
+  fs::path incident = dir_ / "suite" / "sneaky";
+  fs::create_directories(incident / "docs");
+  fs::create_directory_symlink(outside / "logs", incident / "linked-logs");
+  auto write = [&](const std::string& logs) {
+    std::ofstream(incident / "incident.toml")
+        << "question = \"why?\"\n[tools.documents]\npath = \"docs\"\n[tools.logs]\npath = \""
+        << logs << "\"\n[expect]\noutcome = \"FALLBACK\"\n";
+  };
+  for (const std::string& logs : {std::string("../../outside/logs"), (outside / "logs").string(),
+                                  std::string("linked-logs")}) {
+    write(logs);
+    auto run = EvalAsGiven({(dir_ / "suite").string(), "--config", team});
+    EXPECT_EQ(run.exit_code, 2) << logs << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr("incident sneaky: [tools.logs] path")) << logs;
+    EXPECT_THAT(run.err, HasSubstr("is outside the incident's folder")) << logs;
+  }
+  EXPECT_TRUE(model.Requests().empty()) << "nothing ran";
+
+  write("../../outside/logs");
+  auto allowed = EvalAsGiven({(dir_ / "suite").string(), "--config", team, "--data-root",
+                              outside.string(), "--json"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(Parse(allowed).incidents.size(), 1u);
 }
 
 }  // namespace
