@@ -1,47 +1,45 @@
 #include "eval/incident_run.h"
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <exception>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
+#include "eval/scratch.h"
 #include "wiring/chat_service.h"
 
 namespace diagd::eval {
 namespace {
 
-// A private folder for the incident's run store and index, gone with it.
-class ScratchDir {
+// An incident's folder inside the eval's scratch root, gone with the run:
+// a suite of hundreds must not keep hundreds of indexes on disk.
+class RemovedAfter {
  public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "diagd-eval-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchDir() {
+  explicit RemovedAfter(std::filesystem::path path) : path_(std::move(path)) {}
+  ~RemovedAfter() {
     std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+    std::filesystem::remove_all(path_, ignored);
   }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
+  RemovedAfter(const RemovedAfter&) = delete;
+  RemovedAfter& operator=(const RemovedAfter&) = delete;
 
  private:
   std::filesystem::path path_;
 };
 
-void Run(const config::Incident& incident, const Clock& clock, IncidentRun& out) {
-  ScratchDir scratch;
-  if (scratch.path().empty()) {
-    out.error = "cannot create a temporary folder";
+void Run(const config::Incident& incident, const Clock& clock,
+         const std::filesystem::path& scratch_root, IncidentRun& out) {
+  auto scratch = MakeScratchFolder(scratch_root);
+  if (!scratch) {
+    out.error = scratch.error().message;
     return;
   }
+  RemovedAfter removed(*scratch);
   config::Config config = incident.config;
-  config.storage.runs = "sqlite:" + (scratch.path() / "runs.db").string();
+  config.storage.runs = "sqlite:" + (*scratch / "runs.db").string();
   config.storage.canonical = "memory:";
-  config.tools.documents.cache_path = scratch.path() / "cache";
+  config.tools.documents.cache_path = *scratch / "cache";
   auto service = wiring::OpenChatService(config, clock);
   if (!service) {
     out.error = service.error().message;
@@ -63,12 +61,13 @@ void Run(const config::Incident& incident, const Clock& clock, IncidentRun& out)
 
 }  // namespace
 
-IncidentRun RunIncident(const config::Incident& incident, const Clock& clock) {
+IncidentRun RunIncident(const config::Incident& incident, const Clock& clock,
+                        const std::filesystem::path& scratch_root) {
   IncidentRun out;
   out.incident = &incident;
   auto start = std::chrono::steady_clock::now();
   try {
-    Run(incident, clock, out);
+    Run(incident, clock, scratch_root, out);
   } catch (const std::exception& error) {
     out.result.reset();
     out.record.reset();

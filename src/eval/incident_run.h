@@ -1,9 +1,11 @@
 // One incident of a `diagd eval` suite, run as `diagd ask` would run its
 // question (the router decides the route), in a workspace of its own: a
-// temporary run store and documents index, removed afterwards.
+// temporary run store and documents index (eval/scratch.h), removed
+// afterwards.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -25,7 +27,9 @@ struct IncidentRun {
   std::int64_t wall_ms = 0;
 };
 
-// Runs `incident`; never throws. `clock` must be safe for concurrent use.
-IncidentRun RunIncident(const config::Incident& incident, const Clock& clock);
+// Runs `incident` in a folder of its own inside `scratch_root` (removed
+// afterwards); never throws. `clock` must be safe for concurrent use.
+IncidentRun RunIncident(const config::Incident& incident, const Clock& clock,
+                        const std::filesystem::path& scratch_root);
 
 }  // namespace diagd::eval

@@ -133,7 +133,8 @@ Result<Suite> LoadSuite(const std::filesystem::path& dir, const config::Config& 
   return suite;
 }
 
-SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock, const ProgressFn& progress) {
+SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock,
+                  const std::filesystem::path& scratch_root, const ProgressFn& progress) {
   const int total = static_cast<int>(suite.incidents.size());
   SuiteRun out;
   if (total == 0) return out;
@@ -144,7 +145,7 @@ SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock, const Progre
   auto start = std::chrono::steady_clock::now();
   auto work = [&] {
     for (int i = next++; i < total; i = next++) {
-      IncidentScore score = Score(RunIncident(suite.incidents[i], clock));
+      IncidentScore score = Score(RunIncident(suite.incidents[i], clock, scratch_root));
       std::lock_guard lock(progress_mu);
       out.scores[i] = std::move(score);
       ++done;

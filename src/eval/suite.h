@@ -48,6 +48,8 @@ struct SuiteRun {
 // time): its score, how many have ended, and how many there are.
 using ProgressFn = std::function<void(const IncidentScore&, int done, int total)>;
 
-SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock, const ProgressFn& progress);
+// Each incident's run store and index live in a folder of `scratch_root`.
+SuiteRun RunSuite(const Suite& suite, int jobs, const Clock& clock,
+                  const std::filesystem::path& scratch_root, const ProgressFn& progress);
 
 }  // namespace diagd::eval

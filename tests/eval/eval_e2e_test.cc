@@ -7,11 +7,16 @@
 // the JSON document, the table, the HTML report, --min-score and the usage
 // errors.
 #include <gmock/gmock.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <map>
+#include <thread>
 
 #include "e2e/cli_fixture.h"
 #include "testing/free_port.h"
@@ -440,6 +445,67 @@ TEST_F(EvalTest, AnIncidentThatReadsOutsideItsFolderIsRefusedUnlessADataRootAllo
                               outside.string(), "--json"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_EQ(Parse(allowed).incidents.size(), 1u);
+}
+
+// The names in `folder` that start with "diagd-eval-".
+std::vector<std::string> ScratchRoots(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::string name = entry.path().filename().string();
+    if (name.starts_with("diagd-eval-")) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// An eval stopped by Ctrl-C (or killed earlier with -9) leaves no run
+// stores or indexes in $TMPDIR: the signal removes them, and a folder a
+// dead eval left is removed by the next one, a live eval's never.
+TEST_F(EvalTest, AnInterruptedEvalLeavesNoScratchFolderBehind) {
+  ScriptedModelServer model([](const ScriptedModelServer::RecordedRequest&) {
+    return ScriptedReply{ScriptedAnswer{"unused"}, std::chrono::minutes(5)};
+  });
+  std::string team = TeamConfig(model.BaseUrl());
+  Incident("slow", "支付为什么失败？", "outcome = \"DIAGNOSIS\"\nroot_cause_any = [\"连接池\"]\n");
+  fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_GT(dead, 0);
+  ::waitpid(dead, nullptr, 0);
+  fs::create_directories(tmp / ("diagd-eval-" + std::to_string(dead) + "-left"));
+  const std::string live = "diagd-eval-" + std::to_string(::getpid()) + "-busy";
+  fs::create_directories(tmp / live);
+
+  std::string tmpdir = "TMPDIR=" + tmp.string();
+  std::vector<std::string> args{DIAGD_BINARY, "eval", (dir_ / "suite").string(), "--config", team,
+                                "--data-root", std::string(DIAGD_SOURCE_DIR) + "/examples/demo",
+                                "--report", (dir_ / "report.html").string()};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  char* envp[] = {tmpdir.data(), nullptr};
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 2, (dir_ / "err").c_str(), O_WRONLY | O_CREAT, 0600);
+  pid_t eval = 0;
+  ASSERT_EQ(::posix_spawn(&eval, DIAGD_BINARY, &quiet, nullptr, argv.data(), envp), 0);
+  posix_spawn_file_actions_destroy(&quiet);
+  for (int i = 0; i < 600 && model.Requests().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(model.Requests().empty()) << "the incident is running: " << ReadFile(dir_ / "err");
+  auto running = ScratchRoots(tmp);
+  EXPECT_EQ(running.size(), 2u) << "the dead eval's folder is gone, the live one's kept, one made";
+  EXPECT_TRUE(fs::exists(dir_ / "report.html.partial"));
+
+  ASSERT_EQ(::kill(eval, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(eval, &status, 0), eval);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  EXPECT_EQ(ScratchRoots(tmp), std::vector<std::string>{live});
+  EXPECT_FALSE(fs::exists(dir_ / "report.html.partial"));
+  EXPECT_FALSE(fs::exists(dir_ / "report.html"));
 }
 
 }  // namespace
