@@ -227,7 +227,7 @@ Problem CheckTopicName(std::string_view value) {
 Problem CheckNotBlank(std::string_view value) {
   bool blank = value.find_first_not_of(" \t") == std::string_view::npos;
   if (!blank && !HasControl(value)) return std::nullopt;
-  return "expected a name with something other than white space, without control characters, "
+  return "expected text with something other than white space, without control characters, "
          "got " +
          Quote(value);
 }

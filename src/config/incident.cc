@@ -49,8 +49,10 @@ void ReadExpectation(TableReader expect, IncidentExpectation& out, const Missing
   if (auto code = expect.ReadChoice("fallback_code", {kCodes[0], kCodes[1], kCodes[2]})) {
     out.fallback_code = std::string(kCodes[*code]);
   }
-  expect.Read("root_cause_any", out.root_cause_any, internal::CheckNonEmpty);
-  expect.Read("cause_any", out.cause_any, internal::CheckNonEmpty);
+  // A blank phrase is in almost every root cause: it would score any
+  // diagnosis right.
+  expect.Read("root_cause_any", out.root_cause_any, internal::CheckNotBlank);
+  expect.Read("cause_any", out.cause_any, internal::CheckNotBlank);
   expect.Read("must_check", out.must_check, CheckToolName);
   if (out.outcome == ExpectedOutcome::kDiagnosis && out.root_cause_any.empty() &&
       !expect.Has("root_cause_any")) {
@@ -91,11 +93,14 @@ const char* ExpectedOutcomeName(ExpectedOutcome outcome) {
 Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& base) {
   auto absolute = internal::AbsoluteDir(dir);
   if (!absolute) return absolute.error();
-  std::filesystem::path file = *absolute / kFileName;
-  Result<std::string> read = internal::ReadConfigText(file, "incident file");
+  Result<std::string> read = internal::ReadConfigText(*absolute / kFileName, "incident file");
   if (!read) return read.error();
-  const std::string& text = *read;
+  return ParseIncident(*read, *absolute, base);
+}
 
+Result<Incident> ParseIncident(std::string_view text, const std::filesystem::path& dir,
+                               const Config& base) {
+  const std::filesystem::path file = dir / kFileName;
   toml::table root;
   try {
     root = toml::parse(text, std::string_view(kFileName));
@@ -108,8 +113,8 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   }
 
   Incident incident;
-  incident.name = absolute->filename().string();
-  incident.dir = *absolute;
+  incident.name = dir.filename().string();
+  incident.dir = dir;
   incident.config = base;
   incident.config.tools = ToolsConfig{};
   incident.config.now.reset();
@@ -134,7 +139,7 @@ Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& ba
   reader.RejectUnknownKeys("question, language, now, [tools], [expect]");
   if (Status read = problems.ToStatus(); !read) return read.error();
 
-  internal::ResolveToolPaths(*absolute, incident.config.tools);
+  internal::ResolveToolPaths(dir, incident.config.tools);
   if (Status checked = internal::CheckCrossKeyRules(incident.config, locations); !checked) {
     return checked.error();
   }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -50,5 +51,10 @@ struct Incident {
 // Reads `dir`/incident.toml over `base`. Errors name the file, the line
 // and the key, as the configuration's do; an unknown key or table is one.
 Result<Incident> LoadIncident(const std::filesystem::path& dir, const Config& base);
+
+// The same for `text`, the incident file of the folder `dir` (absolute and
+// normal); relative paths resolve against `dir`.
+Result<Incident> ParseIncident(std::string_view text, const std::filesystem::path& dir,
+                               const Config& base);
 
 }  // namespace diagd::config

@@ -132,7 +132,9 @@ TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
                 "expect.must_check[0]"},
            Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\"x\"]\n"
                 "cause_any = [\"INV-1\", \"\"]\n",
-                ":5: expect.cause_any[1]: expected a non-empty string"},
+                ":5: expect.cause_any[1]: expected text with something other than white space"},
+           Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\" \"]\n",
+                ":4: expect.root_cause_any[0]: expected text with something other than white"},
            Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = [\"x\"]\n"
                 "cause_any = \"INV-1\"\n",
                 "expect.cause_any: expected an array of strings"},
@@ -149,7 +151,7 @@ TEST_F(IncidentTest, EachMistakeIsNamedWithItsLineAndKey) {
                 "default_lookback_minutes = 60\n[expect]\noutcome = \"FALLBACK\"\n",
                 "default_lookback_minutes"},
            Case{"question = \"   \"\n[expect]\noutcome = \"FALLBACK\"\n",
-                "question: expected a name with something other than white space"},
+                "question: expected text with something other than white space"},
            Case{"question = \"q\"\n[expect]\noutcome = \"DIAGNOSIS\"\nroot_cause_any = []\n",
                 "root_cause_any: at least one phrase"},
            Case{"question = \"q\"\n[expect\n", "incident.toml:2: syntax error"},
