@@ -10,44 +10,6 @@
 namespace diagd::text {
 namespace {
 
-constexpr utf8proc_int32_t kReplacement = 0xFFFD;
-
-// Decodes one code point at `s[i]`; returns its length in bytes (at least 1)
-// and sets `*cp` to the code point or -1 when the sequence is ill-formed
-// (overlong forms, surrogates and values above U+10FFFF included). Inline
-// and allocation-free: every bounded string passes through here.
-inline std::size_t Decode(std::string_view s, std::size_t i, utf8proc_int32_t* cp) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned char b0 = byte(0);
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  }
-  std::size_t left = s.size() - i;
-  auto continuation = [&](std::size_t k) { return k < left && (byte(k) & 0xC0) == 0x80; };
-  if (b0 >= 0xC2 && b0 <= 0xDF && continuation(1)) {
-    *cp = ((b0 & 0x1F) << 6) | (byte(1) & 0x3F);
-    return 2;
-  }
-  if (b0 >= 0xE0 && b0 <= 0xEF && continuation(1) && continuation(2)) {
-    utf8proc_int32_t v = ((b0 & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
-    if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) {
-      *cp = v;
-      return 3;
-    }
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4 && continuation(1) && continuation(2) && continuation(3)) {
-    utf8proc_int32_t v = ((b0 & 0x07) << 18) | ((byte(1) & 0x3F) << 12) |
-                         ((byte(2) & 0x3F) << 6) | (byte(3) & 0x3F);
-    if (v >= 0x10000 && v <= 0x10FFFF) {
-      *cp = v;
-      return 4;
-    }
-  }
-  *cp = -1;
-  return 1;
-}
-
 // The first index at or after `i` that starts an 8-byte word holding a
 // byte above ASCII, or the start of the last partial word: what a scan of
 // mostly ASCII text (log lines, JSON) can skip to. Byte by byte, checking
@@ -73,17 +35,11 @@ bool FitsCodePoints(std::string_view s, std::size_t max_code_points) {
     i = ascii;
     if (count > max_code_points) return false;
     if (i == s.size()) break;
-    utf8proc_int32_t cp;
-    i += Decode(s, i, &cp);
-    if (cp < 0 || ++count > max_code_points) return false;
+    CodePoint cp = DecodeCodePoint(s, i);
+    i += cp.length;
+    if (!cp.well_formed || ++count > max_code_points) return false;
   }
   return true;
-}
-
-void Append(std::string& out, utf8proc_int32_t cp) {
-  utf8proc_uint8_t buf[4];
-  auto n = utf8proc_encode_char(cp, buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
 bool IsSpace(utf8proc_int32_t cp) {
@@ -115,11 +71,29 @@ bool IsValidUtf8(std::string_view s) {
       ++i;
       continue;
     }
-    utf8proc_int32_t cp;
-    i += Decode(s, i, &cp);
-    if (cp < 0) return false;
+    CodePoint cp = DecodeCodePoint(s, i);
+    i += cp.length;
+    if (!cp.well_formed) return false;
   }
   return true;
+}
+
+std::size_t PreviousCodePoint(std::string_view s, std::size_t i) {
+  // The nearest start before `i` whose well-formed sequence ends at `i`;
+  // without one, the byte before `i` is a code point of its own.
+  for (std::size_t back = 2; back <= 4 && back <= i; ++back) {
+    CodePoint cp = DecodeCodePoint(s, i - back);
+    if (cp.well_formed && cp.length == back) return i - back;
+  }
+  return i - 1;
+}
+
+void AppendCodePoint(std::string& out, char32_t cp) {
+  bool scalar = cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+  utf8proc_uint8_t buf[4];
+  auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(scalar ? cp : kReplacementCharacter),
+                                buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
 }
 
 std::string SanitizeUtf8(std::string_view s) {
@@ -127,14 +101,13 @@ std::string SanitizeUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
-    utf8proc_int32_t cp;
-    std::size_t n = Decode(s, i, &cp);
-    if (cp < 0) {
-      Append(out, kReplacement);
+    CodePoint cp = DecodeCodePoint(s, i);
+    if (cp.well_formed) {
+      out.append(s.substr(i, cp.length));
     } else {
-      out.append(s.substr(i, n));
+      AppendCodePoint(out, kReplacementCharacter);
     }
-    i += n;
+    i += cp.length;
   }
   return out;
 }
@@ -170,9 +143,9 @@ int HexValue(char c) {
 
 bool IsBlank(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    utf8proc_int32_t cp;
-    i += Decode(s, i, &cp);
-    if (cp < 0 || !IsSpace(cp)) return false;
+    CodePoint cp = DecodeCodePoint(s, i);
+    i += cp.length;
+    if (!cp.well_formed || !IsSpace(static_cast<utf8proc_int32_t>(cp.value))) return false;
   }
   return true;
 }
@@ -182,20 +155,19 @@ std::string CollapseWhitespace(std::string_view s) {
   out.reserve(s.size());
   bool pending_space = false;
   for (std::size_t i = 0; i < s.size();) {
-    utf8proc_int32_t cp;
-    std::size_t n = Decode(s, i, &cp);
-    if (cp >= 0 && IsSpace(cp)) {
+    CodePoint cp = DecodeCodePoint(s, i);
+    if (cp.well_formed && IsSpace(static_cast<utf8proc_int32_t>(cp.value))) {
       pending_space = !out.empty();
     } else {
       if (pending_space) out.push_back(' ');
       pending_space = false;
-      if (cp < 0) {
-        Append(out, kReplacement);
+      if (cp.well_formed) {
+        out.append(s.substr(i, cp.length));
       } else {
-        out.append(s.substr(i, n));
+        AppendCodePoint(out, kReplacementCharacter);
       }
     }
-    i += n;
+    i += cp.length;
   }
   return out;
 }
@@ -207,8 +179,7 @@ std::size_t CodePointCount(std::string_view s) {
     count += ascii - i;
     i = ascii;
     if (i == s.size()) break;
-    utf8proc_int32_t cp;
-    i += Decode(s, i, &cp);
+    i = NextCodePoint(s, i);
     ++count;
   }
   return count;
@@ -225,8 +196,7 @@ std::string TruncateCodePoints(std::string_view s, std::size_t max_code_points, 
   std::size_t i = 0;
   std::size_t count = 0;
   while (i < clean.size() && count < max_code_points) {
-    utf8proc_int32_t cp;
-    i += Decode(clean, i, &cp);
+    i = NextCodePoint(clean, i);
     ++count;
   }
   if (truncated != nullptr) *truncated = i < clean.size();
@@ -247,10 +217,9 @@ std::string TruncateBytes(std::string_view s, std::size_t max_bytes, bool* trunc
   std::string clean = SanitizeUtf8(s);
   std::size_t i = 0;
   while (i < clean.size()) {
-    utf8proc_int32_t cp;
-    std::size_t n = Decode(clean, i, &cp);
-    if (i + n > max_bytes) break;
-    i += n;
+    std::size_t next = NextCodePoint(clean, i);
+    if (next > max_bytes) break;
+    i = next;
   }
   if (truncated != nullptr) *truncated = i < clean.size();
   clean.resize(i);

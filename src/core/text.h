@@ -1,8 +1,13 @@
-// UTF-8 text utilities: validation, NFC, whitespace collapse, case folding and
-// code-point-safe truncation. Every function takes and returns UTF-8; invalid
-// input bytes are replaced by U+FFFD rather than passed on, so nothing built
-// from these functions can emit broken UTF-8 into a model, a trace or a user
-// result.
+// UTF-8 text utilities: the one code-point decoder, validation, NFC,
+// whitespace collapse, case folding and code-point-safe truncation. Every
+// function takes and returns UTF-8; invalid input bytes are replaced by
+// U+FFFD rather than passed on, so nothing built from these functions can
+// emit broken UTF-8 into a model, a trace or a user result.
+//
+// The one rule for ill-formed UTF-8, everywhere in diagd: a byte that does
+// not start a well-formed sequence (a stray continuation byte, C0, C1 or
+// F5-FF, an overlong form, a surrogate, a value above U+10FFFF, a sequence
+// cut short) is a code point of its own, one byte long, read as U+FFFD.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -12,6 +17,49 @@
 #include <string_view>
 
 namespace diagd::text {
+
+inline constexpr char32_t kReplacementCharacter = 0xFFFD;
+
+// One code point read from UTF-8 text.
+struct CodePoint {
+  char32_t value = 0;       // kReplacementCharacter where the byte is ill-formed
+  std::size_t length = 1;   // the bytes it took: 1 to 4 (1 when ill-formed)
+  bool well_formed = true;
+};
+
+// The code point that starts at `s[i]` (`i < s.size()`), by the rule above.
+// Inline and allocation-free: scanners of every log line call it.
+inline CodePoint DecodeCodePoint(std::string_view s, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char b0 = byte(0);
+  if (b0 < 0x80) return {b0, 1, true};
+  const std::size_t left = s.size() - i;
+  auto continuation = [&](std::size_t k) { return k < left && (byte(k) & 0xC0) == 0x80; };
+  if (b0 >= 0xC2 && b0 <= 0xDF && continuation(1)) {
+    return {static_cast<char32_t>(((b0 & 0x1F) << 6) | (byte(1) & 0x3F)), 2, true};
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF && continuation(1) && continuation(2)) {
+    char32_t v = ((b0 & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
+    if (v >= 0x800 && (v < 0xD800 || v > 0xDFFF)) return {v, 3, true};
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4 && continuation(1) && continuation(2) && continuation(3)) {
+    char32_t v = ((b0 & 0x07u) << 18) | ((byte(1) & 0x3Fu) << 12) | ((byte(2) & 0x3Fu) << 6) |
+                 (byte(3) & 0x3Fu);
+    if (v >= 0x10000 && v <= 0x10FFFF) return {v, 4, true};
+  }
+  return {kReplacementCharacter, 1, false};
+}
+
+// The offset just after the code point at `i` (`i < s.size()`).
+inline std::size_t NextCodePoint(std::string_view s, std::size_t i) {
+  return i + DecodeCodePoint(s, i).length;
+}
+
+// The offset of the code point that ends at `i` (`0 < i <= s.size()`).
+std::size_t PreviousCodePoint(std::string_view s, std::size_t i);
+
+// Appends `cp` in UTF-8 (U+FFFD for a value that is no Unicode scalar).
+void AppendCodePoint(std::string& out, char32_t cp);
 
 // True when `s` is well-formed UTF-8.
 bool IsValidUtf8(std::string_view s);

@@ -1,32 +1,27 @@
 #include <cstdio>
 #include <string_view>
 
+#include "core/text.h"
 #include "eval/report.h"
 
 namespace diagd::eval {
 namespace {
-
-// The bytes of the UTF-8 sequence that starts with `lead` (1 for a byte
-// that starts none: the text is shown as it is).
-std::size_t SequenceLength(unsigned char lead) {
-  if (lead >= 0xF0) return 4;
-  if (lead >= 0xE0) return 3;
-  if (lead >= 0xC0) return 2;
-  return 1;
-}
 
 // `text` cut or padded to `width` columns (a CJK character counts two).
 std::string Column(std::string_view text, std::size_t width) {
   std::string out;
   std::size_t used = 0;
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t length = SequenceLength(static_cast<unsigned char>(text[i]));
-    if (i + length > text.size()) length = 1;
-    std::size_t columns = length >= 3 ? 2 : 1;
+    text::CodePoint cp = text::DecodeCodePoint(text, i);
+    std::size_t columns = cp.length >= 3 ? 2 : 1;
     if (used + columns > width) break;
-    out.append(text.substr(i, length));
+    if (cp.well_formed) {
+      out.append(text.substr(i, cp.length));
+    } else {
+      text::AppendCodePoint(out, cp.value);
+    }
     used += columns;
-    i += length;
+    i += cp.length;
   }
   out.append(width - used, ' ');
   return out;

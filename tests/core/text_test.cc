@@ -107,3 +107,58 @@ TEST(Text, CountsAndBoundsCodePointsAcrossAsciiWordsAndCharacters) {
 
 }  // namespace
 }  // namespace diagd::text
+
+namespace diagd::text {
+namespace {
+
+// The one rule for ill-formed UTF-8: each byte that does not start a
+// well-formed sequence is one code point, U+FFFD, one byte long.
+TEST(Text, DecodesEachCodePointAndReadsEveryIllFormedByteAsOneReplacement) {
+  struct Case {
+    std::string bytes;
+    char32_t value;
+    std::size_t length;
+    bool well_formed;
+  };
+  for (const Case& c : {
+           Case{"a", U'a', 1, true},
+           Case{"\xC3\xA9", U'\u00E9', 2, true},
+           Case{"\xE4\xB8\xAD", U'\u4E2D', 3, true},
+           Case{"\xF0\x9F\x98\x80", U'\U0001F600', 4, true},
+           Case{"\x80", kReplacementCharacter, 1, false},          // a stray continuation
+           Case{"\xC0\xAF", kReplacementCharacter, 1, false},      // overlong '/'
+           Case{"\xE0\x80\xAF", kReplacementCharacter, 1, false},  // overlong, three bytes
+           Case{"\xED\xA0\x80", kReplacementCharacter, 1, false},  // a surrogate
+           Case{"\xF4\x90\x80\x80", kReplacementCharacter, 1, false},  // above U+10FFFF
+           Case{"\xF5\x80\x80\x80", kReplacementCharacter, 1, false},
+           Case{"\xE4\xB8", kReplacementCharacter, 1, false},  // cut short
+       }) {
+    CodePoint cp = DecodeCodePoint(c.bytes, 0);
+    EXPECT_EQ(cp.value, c.value) << c.bytes;
+    EXPECT_EQ(cp.length, c.length) << c.bytes;
+    EXPECT_EQ(cp.well_formed, c.well_formed) << c.bytes;
+  }
+}
+
+TEST(Text, StepsForwardAndBackByTheSameBoundaries) {
+  const std::string s = "a\xE4\xB8\xAD\x80\xC3\xA9\xE4\xB8" "b\xF0\x9F\x98\x80";
+  std::vector<std::size_t> forward{0};
+  while (forward.back() < s.size()) forward.push_back(NextCodePoint(s, forward.back()));
+  EXPECT_EQ(forward, (std::vector<std::size_t>{0, 1, 4, 5, 7, 8, 9, 10, 14}));
+  std::vector<std::size_t> backward{s.size()};
+  while (backward.back() > 0) backward.push_back(PreviousCodePoint(s, backward.back()));
+  std::reverse(backward.begin(), backward.end());
+  EXPECT_EQ(backward, forward);
+  EXPECT_EQ(CodePointCount(s), forward.size() - 1);
+}
+
+TEST(Text, AppendsScalarsAndReplacesWhatIsNone) {
+  std::string out;
+  for (char32_t cp : {U'a', U'\u4E2D', U'\U0001F600', char32_t{0xD800}, char32_t{0x110000}}) {
+    AppendCodePoint(out, cp);
+  }
+  EXPECT_EQ(out, "a\xE4\xB8\xAD\xF0\x9F\x98\x80\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+}  // namespace
+}  // namespace diagd::text

@@ -30,14 +30,13 @@ std::vector<std::string> Terms(const std::string& text) {
   std::vector<std::string> terms = AsciiWords(text, 3);
   std::vector<std::string> cjk;
   for (std::size_t i = 0; i < text.size();) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t n = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
-    if (n == 3) {
+    text::CodePoint cp = text::DecodeCodePoint(text, i);
+    if (cp.length == 3) {
       cjk.push_back(text.substr(i, 3));
     } else {
       cjk.push_back({});
     }
-    i += n;
+    i += cp.length;
   }
   // Question words say nothing about the subject.
   static const char* const kQuestionWords[] = {"是什", "什么", "么意", "意思", "怎么", "如何",

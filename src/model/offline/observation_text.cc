@@ -26,14 +26,10 @@ struct CodePoints {
 CodePoints Decode(const std::string& s) {
   CodePoints out;
   for (std::size_t i = 0; i < s.size();) {
-    auto byte = static_cast<unsigned char>(s[i]);
-    std::size_t n = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
-    if (i + n > s.size()) n = 1;
-    char32_t cp = 0;
-    for (std::size_t k = 0; k < n; ++k) cp = (cp << 8) | static_cast<unsigned char>(s[i + k]);
-    out.points.push_back(cp);
+    text::CodePoint cp = text::DecodeCodePoint(s, i);
+    out.points.push_back(cp.value);
     out.offsets.push_back(i);
-    i += n;
+    i += cp.length;
   }
   out.offsets.push_back(s.size());
   return out;

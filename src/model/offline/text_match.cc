@@ -25,19 +25,7 @@ bool EqualsAsciiFold(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// Decodes the code point starting at `i` (no validation beyond lengths).
-char32_t DecodeAt(std::string_view s, std::size_t i, std::size_t* length) {
-  auto byte = static_cast<unsigned char>(s[i]);
-  std::size_t n = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
-  if (i + n > s.size()) n = 1;
-  char32_t cp = n == 1 ? byte : n == 2 ? (byte & 0x1F) : n == 3 ? (byte & 0x0F) : (byte & 0x07);
-  for (std::size_t k = 1; k < n; ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  *length = n;
-  return cp;
-}
+bool IsIdeograph(char32_t cp) { return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF); }
 
 bool IsSentenceEnd(std::string_view s, std::size_t i, std::size_t* length) {
   static constexpr std::string_view kMarks[] = {"。", "；", "！", "？", "\n"};
@@ -87,10 +75,9 @@ bool ContainsFold(std::string_view haystack, std::string_view needle) {
 
 bool HasCjk(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = 1;
-    char32_t cp = DecodeAt(text, i, &n);
-    if ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF)) return true;
-    i += n;
+    text::CodePoint cp = text::DecodeCodePoint(text, i);
+    if (IsIdeograph(cp.value)) return true;
+    i += cp.length;
   }
   return false;
 }
@@ -108,15 +95,13 @@ std::vector<std::string> CjkTrigrams(std::string_view text) {
     run.clear();
   };
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = 1;
-    char32_t cp = DecodeAt(text, i, &n);
-    bool ideograph = (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF);
-    if (ideograph) {
-      run.emplace_back(i, n);
+    text::CodePoint cp = text::DecodeCodePoint(text, i);
+    if (IsIdeograph(cp.value)) {
+      run.emplace_back(i, cp.length);
     } else {
       emit();
     }
-    i += n;
+    i += cp.length;
   }
   emit();
   return out;
@@ -311,8 +296,7 @@ std::string SentenceAround(std::string_view text, std::size_t pos, std::size_t m
   for (std::size_t i = 0; i < pos;) {
     std::size_t n = 1;
     if (IsSentenceEnd(text, i, &n)) begin = i + n;
-    DecodeAt(text, i, &n);
-    i += n;
+    i = text::NextCodePoint(text, i);
   }
   std::size_t end = text.size();
   for (std::size_t i = pos; i < text.size();) {
@@ -322,8 +306,7 @@ std::string SentenceAround(std::string_view text, std::size_t pos, std::size_t m
       end = text.substr(i, 3) == "。" ? i + 3 : i;
       break;
     }
-    DecodeAt(text, i, &n);
-    i += n;
+    i = text::NextCodePoint(text, i);
   }
   std::string_view sentence = text.substr(begin, end - begin);
   // Too long: keep a window that starts a little before `pos`.
@@ -334,8 +317,7 @@ std::string SentenceAround(std::string_view text, std::size_t pos, std::size_t m
     std::size_t back = 0;
     std::size_t word_start = start;
     while (word_start > 0 && back < max_code_points / 4) {
-      std::size_t previous = word_start - 1;
-      while (previous > 0 && IsContinuation(sentence[previous])) --previous;
+      std::size_t previous = text::PreviousCodePoint(sentence, word_start);
       char c = sentence[previous];
       if (c == ' ' || c == ',' || c == '(' || c == '`' || (static_cast<unsigned char>(c) >= 0xE0))
         break;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "core/text.h"
+
 namespace diagd::tools::documents {
 namespace {
 
@@ -13,32 +15,6 @@ namespace {
 constexpr std::size_t kMaxTermBytes = 64;
 
 enum class CharClass { kSeparator, kWord, kCjk };
-
-// Decodes the code point at `s[i]` into `*cp`; returns its length in bytes.
-// An ill-formed sequence is one byte long with `*cp` = 0 (a separator).
-std::size_t Decode(std::string_view s, std::size_t i, unsigned* cp) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned b0 = byte(0);
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  }
-  std::size_t length = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 ? 2 : 0;
-  if (length == 0 || b0 > 0xF4 || i + length > s.size()) {
-    *cp = 0;
-    return 1;
-  }
-  unsigned value = b0 & (0x7F >> length);
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) {
-      *cp = 0;
-      return 1;
-    }
-    value = (value << 6) | (byte(k) & 0x3F);
-  }
-  *cp = value;
-  return length;
-}
 
 bool IsCjk(unsigned cp) {
   return (cp >= 0x1100 && cp <= 0x11FF) ||  // Hangul Jamo
@@ -104,15 +80,15 @@ class Walker {
 
   void Run() {
     for (std::size_t i = 0; i < text_.size() && !stopped_;) {
-      unsigned cp;
-      std::size_t length = Decode(text_, i, &cp);
-      CharClass kind = Classify(cp);
+      // An ill-formed byte reads as U+FFFD, a separator.
+      text::CodePoint cp = text::DecodeCodePoint(text_, i);
+      CharClass kind = Classify(cp.value);
       if (kind == CharClass::kCjk) {
         i = CjkRun(i);
       } else if (kind == CharClass::kWord) {
         i = Compound(i);
       } else {
-        i += length;
+        i += cp.length;
       }
     }
   }
@@ -128,11 +104,10 @@ class Walker {
   std::size_t CjkRun(std::size_t i) {
     std::vector<std::pair<std::size_t, std::size_t>> chars;  // (offset, length)
     while (i < text_.size()) {
-      unsigned cp;
-      std::size_t length = Decode(text_, i, &cp);
-      if (Classify(cp) != CharClass::kCjk) break;
-      chars.emplace_back(i, length);
-      i += length;
+      text::CodePoint cp = text::DecodeCodePoint(text_, i);
+      if (Classify(cp.value) != CharClass::kCjk) break;
+      chars.emplace_back(i, cp.length);
+      i += cp.length;
     }
     for (std::size_t k = 0; k < chars.size(); ++k) {
       auto [offset, length] = chars[k];
@@ -153,20 +128,17 @@ class Walker {
     while (true) {
       Part part{i, 0, {}};
       while (i < text_.size()) {
-        unsigned cp;
-        std::size_t length = Decode(text_, i, &cp);
-        if (Classify(cp) != CharClass::kWord) break;
-        AppendFolded(part.folded, cp);
-        i += length;
+        text::CodePoint cp = text::DecodeCodePoint(text_, i);
+        if (Classify(cp.value) != CharClass::kWord) break;
+        AppendFolded(part.folded, cp.value);
+        i += cp.length;
       }
       part.length = i - part.offset;
       whole += part.folded;
       parts.push_back(std::move(part));
       // Continue only over one connector followed by another word.
       if (i + 1 >= text_.size() || !IsConnector(text_[i])) break;
-      unsigned next;
-      Decode(text_, i + 1, &next);
-      if (Classify(next) != CharClass::kWord) break;
+      if (Classify(text::DecodeCodePoint(text_, i + 1).value) != CharClass::kWord) break;
       whole += text_[i];
       ++i;
     }
@@ -209,18 +181,6 @@ const std::unordered_set<std::string>& StopTerms() {
   return terms;
 }
 
-std::size_t NextCodePoint(std::string_view s, std::size_t i) {
-  ++i;
-  while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
-  return i;
-}
-
-std::size_t PreviousCodePoint(std::string_view s, std::size_t i) {
-  --i;
-  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
-  return i;
-}
-
 bool IsAsciiSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
 
 }  // namespace
@@ -261,16 +221,16 @@ std::string ExcerptAround(std::string_view text, const std::vector<std::string>&
     });
   }
   std::size_t hit_chars = 0;
-  for (std::size_t i = hit; i < hit_end; i = NextCodePoint(text, i)) ++hit_chars;
+  for (std::size_t i = hit; i < hit_end; i = text::NextCodePoint(text, i)) ++hit_chars;
   // Centre the hit: as many code points before it as after it.
   std::size_t before = max_chars > hit_chars ? (max_chars - hit_chars) / 2 : 0;
   std::size_t begin = hit;
-  for (; before > 0 && begin > 0; --before) begin = PreviousCodePoint(text, begin);
+  for (; before > 0 && begin > 0; --before) begin = text::PreviousCodePoint(text, begin);
   std::size_t end = begin;
   std::size_t count = 0;
-  for (; count < max_chars && end < text.size(); ++count) end = NextCodePoint(text, end);
+  for (; count < max_chars && end < text.size(); ++count) end = text::NextCodePoint(text, end);
   // Near the end of the text, spend the room that is left before the hit.
-  for (; count < max_chars && begin > 0; ++count) begin = PreviousCodePoint(text, begin);
+  for (; count < max_chars && begin > 0; ++count) begin = text::PreviousCodePoint(text, begin);
   while (begin < end && IsAsciiSpace(text[begin])) ++begin;
   while (end > begin && IsAsciiSpace(text[end - 1])) --end;
   return std::string(text.substr(begin, end - begin));

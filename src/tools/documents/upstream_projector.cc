@@ -8,12 +8,6 @@
 namespace diagd::tools::documents {
 namespace {
 
-// Byte offset of the start of the code point that contains byte `i`.
-std::size_t CodePointStart(const std::string& s, std::size_t i) {
-  while (i > 0 && i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
-  return i;
-}
-
 std::string StringOr(const boost::json::object& object, std::string_view key,
                      std::string_view fallback = {}) {
   auto value = json::GetString(object, key);
@@ -42,7 +36,7 @@ std::string CutExcerpt(const std::string& content, const std::string& query,
     std::size_t back = max_chars / 3;
     begin = hit;
     while (begin > 0 && back > 0) {
-      begin = CodePointStart(content, begin - 1);
+      begin = text::PreviousCodePoint(content, begin);
       --back;
     }
   }

@@ -116,22 +116,17 @@ void MessageMatcher::Fold(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     while (i + 8 <= text.size() && FoldAsciiWord(text.data() + i, folded_.data() + i)) i += 8;
     if (i >= text.size()) break;
-    auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-    unsigned char b0 = byte(0);
+    auto b0 = static_cast<unsigned char>(text[i]);
     if (b0 < 0x80) {
       folded_[i] = (b0 >= 'A' && b0 <= 'Z') ? static_cast<char>(b0 - 'A' + 'a') : text[i];
       ++i;
       continue;
     }
-    // Every fold-stable code point is encoded in three bytes.
-    if ((b0 & 0xF0) == 0xE0 && i + 2 < text.size() && (byte(1) & 0xC0) == 0x80 &&
-        (byte(2) & 0xC0) == 0x80) {
-      char32_t cp = ((b0 & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
-      if (IsFoldStable(cp)) {
-        folded_.replace(i, 3, text.substr(i, 3));
-        i += 3;
-        continue;
-      }
+    if (text::CodePoint cp = text::DecodeCodePoint(text, i);
+        cp.well_formed && IsFoldStable(cp.value)) {
+      folded_.replace(i, cp.length, text.substr(i, cp.length));
+      i += cp.length;
+      continue;
     }
     folded_ = text::CaseFold(text);
     return;
