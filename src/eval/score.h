@@ -84,7 +84,7 @@ struct IncidentScore {
   std::int64_t total_tokens = 0;
   std::int64_t wall_ms = 0;
   std::string run_id;
-  std::optional<std::string> failure_reason;  // the record's (docs/model-endpoints.md), or the eval's error
+  std::optional<std::string> failure_reason;  // the record's, or the eval's error
   std::optional<std::string> stop_reason;     // the record's
   std::string error;                          // IncidentRun::error
   // What the report shows.
