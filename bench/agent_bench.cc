@@ -1,4 +1,4 @@
-// The run our peers were measured on (issue 3): 8 model turns, each calling
+// A diagnosis run of fixed shape (docs/performance.md): 8 model turns, each calling
 // query_logs (graded GAINED) with a fixed ~2 KB result from an in-process
 // tool, then a final draft; an in-process scripted model with zero latency.
 // 2,000 runs after 100 warm-up runs. Reports CPU time per step (9 model

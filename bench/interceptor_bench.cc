@@ -2,7 +2,7 @@
 // previous result, tracker steps, input validation, scope, the tool boundary
 // with an in-process adapter returning a fixed ~2 KB log result, canonical
 // store put, trace events, and the whitelisted observation serialized.
-// Target (issue 2): under 20 us per call on the 2-core machine.
+// Budget: under 20 us per call on a 2-core machine (docs/performance.md).
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -108,9 +108,9 @@ void BM_InterceptedToolCall(benchmark::State& state) {
 BENCHMARK(BM_InterceptedToolCall)->Unit(benchmark::kMicrosecond);
 
 // A 30-event log result as a chat request carries it: the observation's
-// text written and then escaped as a string (EncodeContent, the way before
-// the eleventh sitting of issue 16), against written as the literal in one
-// pass (what the interceptor does).
+// text written and then escaped as a string (model::EncodeContent), against
+// written as the literal in one pass (what the interceptor does), to show
+// what the single pass saves.
 tools::ToolResult ThirtyEventResult() {
   tools::LogsResult logs;
   logs.tool_call_id = "call_3";

@@ -277,7 +277,7 @@ def _q(s):
 
 def incident_toml(question, language, now, logs_lookback=60, datasource="ops", expect=None,
                   extra_logs=None, comment=None):
-    """Renders incident.toml (CONTRACT.md 12.6) for a workspace of docs/, logs/, data/ops.db."""
+    """Renders incident.toml (docs/eval.md) for a workspace of docs/, logs/, data/ops.db."""
     lines = []
     if comment:
         lines += ["# " + c for c in comment.splitlines()] + [""]

@@ -1,4 +1,4 @@
-// The diagnosis draft (CONTRACT.md section 4) and its strict parser. The
+// The diagnosis draft (src/agent/draft.h) and its strict parser. The
 // model's final message must be exactly one JSON object of this shape;
 // anything else is an invalid output, discarded whole, never repaired by
 // extraction (no fence stripping, no prose scanning).

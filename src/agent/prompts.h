@@ -12,7 +12,7 @@ namespace diagd::agent {
 
 const std::string& DiagnosisSystemPrompt(config::Language language);
 
-// The draft's JSON shape as written in prompts (CONTRACT.md section 4).
+// The draft's JSON shape as written in prompts (src/agent/draft.h).
 const char* DraftShapeExample();
 
 }  // namespace diagd::agent

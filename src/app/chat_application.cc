@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kHistoryTurns = 6;
 
-// Statuses of the run record (CONTRACT.md section 6).
+// Statuses of the run record (docs/run-store.md).
 struct RunStatuses {
   std::string status;
   std::string internal_status;

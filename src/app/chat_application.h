@@ -55,7 +55,7 @@ struct ChatDeps {
   std::string instance_id;
   std::chrono::seconds lease{30};
   // The configured datasources and topic aliases a question's subjects are
-  // found by (CONTRACT.md 13.1); the log topics are the catalog's of the
+  // found by (docs/specs/release.md); the log topics are the catalog's of the
   // moment, added per run.
   release::SubjectVocabulary subjects;
 };

@@ -1,4 +1,4 @@
-// The released result of one chat (CONTRACT.md section 5), as the user sees
+// The released result of one chat (docs/specs/release.md), as the user sees
 // it: from `diagd ask --json`, the SSE `result` event and the run record.
 #pragma once
 

@@ -1,5 +1,5 @@
-// What the instances of one service tell each other about runs (CONTRACT.md
-// 12.5): each new event of a run, and requests to cancel one. The run
+// What the instances of one service tell each other about runs
+// (docs/deploy.md): each new event of a run, and requests to cancel one. The run
 // store stays the truth: an event is committed there before it is
 // published, so a message lost while the bus was down is found again in the
 // store (server/remote_run_feed.h). The Redis implementation is in store/.

@@ -1,4 +1,4 @@
-// The events of one run as a watcher receives them (CONTRACT.md section 11):
+// The events of one run as a watcher receives them (docs/server.md):
 // `run`, `route`, `progress`..., then `result` or `error`, then `done`, each
 // numbered 1, 2, 3... within the run. The same events feed the SSE stream of
 // POST /api/v1/chat, are stored with the run, and are replayed by

@@ -1,4 +1,4 @@
-// Why a FAILED run failed (CONTRACT.md 12.1): the one place that turns what
+// Why a FAILED run failed (docs/model-endpoints.md): the one place that turns what
 // a run went through into its `failure_reason` and `failure_detail`, and the
 // plain-words sentence its FAILED fallback carries.
 //

@@ -1,4 +1,4 @@
-// The run record as an operator reads it (CONTRACT.md section 6): from
+// The run record as an operator reads it (docs/run-store.md): from
 // `diagd runs show` and GET /api/v1/runs/{id}; the run list and a
 // conversation's runs (12.4).
 #pragma once

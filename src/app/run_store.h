@@ -1,5 +1,5 @@
-// The run store: what an operator reads back about every run (CONTRACT.md
-// section 6) and the conversations that give follow-up questions their
+// The run store: what an operator reads back about every run
+// (docs/run-store.md) and the conversations that give follow-up questions their
 // context. The interface lives with the application layer that uses it; the
 // SQLite implementation is in store/.
 //
@@ -32,8 +32,8 @@ struct StoredStep {
   std::vector<std::string> tool_call_ids;
 };
 
-// The observation one executed tool call gave the model (CONTRACT.md
-// section 3), exactly as the tool message content carried it.
+// The observation one executed tool call gave the model
+// (docs/specs/tool-contracts.md), exactly as the tool message content carried it.
 struct StoredObservation {
   std::string tool_call_id;
   std::string observation_json;
@@ -55,7 +55,7 @@ struct RunRecord {
   std::string result_json;  // the section 5 user result; empty while running
   std::vector<StoredStep> steps;
   std::vector<harness::TraceEvent> trace;
-  // Why a FAILED run failed (CONTRACT.md 12.1: MODEL_HTTP_ERROR, ...,
+  // Why a FAILED run failed (docs/model-endpoints.md: MODEL_HTTP_ERROR, ...,
   // INSTANCE_LOST, SERVER_SHUTDOWN, INTERNAL), and at most 300 characters
   // saying what happened in the provider's own words where it gave any,
   // with no credential, prompt, model output or tool payload.
@@ -155,7 +155,7 @@ class RunStore {
   // there is no such run.
   virtual Status AbandonRun(const AbandonedRun& run) = 0;
   // Stores events of a run while it is RUNNING, for the instances that
-  // stream it live (CONTRACT.md 12.5); an event already stored is left as
+  // stream it live (docs/deploy.md); an event already stored is left as
   // it is. FAILED_PRECONDITION when the run is not stored yet or no longer
   // RUNNING (its record, or its lost stream, is the one that stands).
   virtual Status AppendEvents(const std::string& run_id, const std::vector<RunEvent>& events) = 0;

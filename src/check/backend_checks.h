@@ -1,4 +1,4 @@
-// The backend part of `diagd check` (CONTRACT.md 12.3): each tool's
+// The backend part of `diagd check` (docs/check.md): each tool's
 // backend opened from the configuration as a run would open it, and asked
 // what it holds.
 //

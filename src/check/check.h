@@ -1,4 +1,4 @@
-// `diagd check` (CONTRACT.md 12.3): opens every backend of a valid
+// `diagd check` (docs/check.md): opens every backend of a valid
 // configuration and says what it found, sends one small tool-calling request
 // to each distinct model endpoint, and names each problem with one line
 // saying what to change (misconfigurations.h). Start here.

@@ -1,4 +1,4 @@
-// The misconfigurations `diagd check` knows by name (CONTRACT.md 12.3), and
+// The misconfigurations `diagd check` knows by name (docs/check.md), and
 // for each the one line of advice that says what to change. This is the one
 // home of those texts: docs/check.md and docs/model-endpoints.md mirror the
 // table, and the recognizers below are how a probe's answer is matched to

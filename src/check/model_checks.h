@@ -1,4 +1,4 @@
-// The model part of `diagd check` (CONTRACT.md 12.3): one small
+// The model part of `diagd check` (docs/check.md): one small
 // tool-calling request to each distinct OpenAI-compatible endpoint, and what
 // its answer says: reachable, model served, tool calls supported, usage
 // reported, reasoning present, latency.

@@ -1,6 +1,6 @@
 // jemalloc's settings for the `diagd` binary (built in when DIAGD_JEMALLOC
 // links it; MALLOC_CONF in the environment still overrides each one).
-// Measured in docs/performance.md, eighth sitting.
+// Measured in docs/performance.md, "The allocator".
 //
 // - thp:always: the heap in transparent huge pages where the system allows
 //   them (its THP mode `madvise` or `always`). Most of a fresh server's

@@ -1,4 +1,4 @@
-// `diagd check` (CONTRACT.md 12.3): progress on stderr, the report on
+// `diagd check` (docs/check.md): progress on stderr, the report on
 // stdout (a table, or with --json exactly one JSON document), exit 0 when
 // all is well, 1 when a problem was found, 2 for a configuration error.
 #include <iostream>

@@ -39,7 +39,7 @@ class StderrProgress final : public app::ChatObserver {
       std::cerr << "[" << p.index << "]   -> " << harness::ProgressStatusString(p.status) << "\n";
     }
   }
-  // CONTRACT.md 12.1: a failed run says why, in the provider's own words.
+  // docs/model-endpoints.md: a failed run says why, in the provider's own words.
   void OnRunRecorded(const app::RunRecord& run) override {
     for (const auto& failure : run.model_failures) {
       if (!run.failure_reason) {

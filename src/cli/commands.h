@@ -1,4 +1,4 @@
-// The diagd commands (CONTRACT.md section 10), each returning the process
+// The diagd commands (docs/specs/chat-and-cli.md), each returning the process
 // exit status: 0 for a DIAGNOSIS, an ANSWER or a MISSING_REQUIRED_CONTEXT /
 // INSUFFICIENT_EVIDENCE fallback; 1 for a FAILED fallback or a run that could
 // not be executed; 2 for usage or configuration errors.
@@ -37,7 +37,7 @@ struct CheckOptions {
   bool probe_models = true;                // false: --no-model
 };
 
-// `diagd check` (CONTRACT.md 12.3): 0 when every check is ok, 1 when a
+// `diagd check` (docs/check.md): 0 when every check is ok, 1 when a
 // problem was found, 2 for a configuration error (check_command.cc).
 int Check(const CheckOptions& options);
 
@@ -52,7 +52,7 @@ struct EvalOptions {
   std::vector<std::string> data_roots;  // folders incidents may read beside their own
 };
 
-// `diagd eval` (CONTRACT.md 12.6): 0 when it ran, 1 when `min_score` was
+// `diagd eval` (docs/eval.md): 0 when it ran, 1 when `min_score` was
 // not reached, 2 for usage or configuration errors (eval_command.cc).
 int Eval(const EvalOptions& options);
 

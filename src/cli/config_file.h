@@ -1,5 +1,5 @@
 // How every command finds its configuration: --config, else $DIAGD_CONFIG,
-// else the defaults in the working directory (CONTRACT.md section 9).
+// else the defaults in the working directory (docs/configuration.md).
 #pragma once
 
 #include <optional>

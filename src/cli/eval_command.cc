@@ -1,4 +1,4 @@
-// `diagd eval` (CONTRACT.md 12.6): progress on stderr as each incident
+// `diagd eval` (docs/eval.md): progress on stderr as each incident
 // ends; the table (or with --json exactly one JSON document) on stdout; the
 // HTML report where --report says. docs/eval.md is the guide.
 #include <pthread.h>

@@ -1,4 +1,4 @@
-// diagd's configuration: the TOML file of CONTRACT.md section 9 as plain
+// diagd's configuration: the TOML file of docs/configuration.md as plain
 // structs, with defaults, environment overrides and validation.
 //
 // A `Config` returned by `ParseConfig`, `LoadConfigFile` or `DefaultConfig` is
@@ -37,7 +37,7 @@ enum class Language { kZh, kEn };
 
 enum class ModelProvider { kOpenAi, kOffline };
 
-// CONTRACT.md section 12.2: whether an assistant turn's reasoning goes back
+// docs/model-endpoints.md: whether an assistant turn's reasoning goes back
 // to the model within the diagnosis tool loop. kAuto replays what came as
 // `reasoning_content` (what DeepSeek's thinking mode demands); kAlways also
 // replays reasoning that came as `reasoning` or as a leading <think> block,
@@ -70,7 +70,7 @@ struct ModelEndpoint {
   std::string api_key;  // a secret: never log or echo it
   std::string name = "qwen2.5-72b-instruct";
   int timeout_seconds = 60;
-  // CONTRACT.md section 12.1: exchanges per model call, the first included.
+  // docs/model-endpoints.md: exchanges per model call, the first included.
   int max_attempts = 3;
   ReplayReasoning replay_reasoning = ReplayReasoning::kAuto;
 };
@@ -93,17 +93,17 @@ struct ServerConfig {
   int max_concurrent_runs = 1000;
   int max_queued_runs = 1000;
   int64_t max_body_bytes = 65536;
-  // Beyond CONTRACT.md section 9 (docs/configuration.md):
+  // Keys of diagd's own (docs/configuration.md, "Keys that need a word of why"):
   int max_header_bytes = 16384;      // request line and headers together
   int max_connections = 4096;        // open client connections; past it: 503
   int shutdown_grace_seconds = 25;   // on SIGTERM: how long running runs may finish
-  // CONTRACT.md section 12.5: the instance's name, stored with each run it
+  // docs/deploy.md: the instance's name, stored with each run it
   // executes (empty: host name and port), and how long a run's lease lasts
   // without renewal before the run counts as lost (INSTANCE_LOST).
   std::string instance_id;
   int lease_seconds = 30;
   // Not a configuration key (tests set it): how long an SSE stream may be
-  // quiet before it gets a `: keepalive` comment (CONTRACT.md 12.4: 15 s).
+  // quiet before it gets a `: keepalive` comment (15 s).
   std::chrono::milliseconds sse_keepalive{15000};
 };
 
@@ -113,7 +113,7 @@ struct StorageConfig {
   // "memory:" or "redis://[[user]:password@]host[:port][/db]".
   std::string canonical = "memory:";
   int canonical_ttl_seconds = 3600;
-  // CONTRACT.md 12.4: how long the model observations of a run's tool calls
+  // docs/console.md: how long the model observations of a run's tool calls
   // are kept (GET /api/v1/runs/{id}/observations/{tool_call_id}).
   int observation_retention_days = 30;
 };
@@ -142,7 +142,7 @@ struct DocumentsToolConfig {
 
 // One [tools.logs.topics.NAME] table: what people call the topic's service
 // in their questions ("订单服务"), so that a question naming it in those
-// words names the topic (CONTRACT.md 13.1).
+// words names the topic (docs/specs/release.md).
 struct LogTopicConfig {
   std::string name;                  // [A-Za-z0-9_-][A-Za-z0-9._-]*
   std::vector<std::string> aliases;  // non-empty strings, none shared with another topic

@@ -1,4 +1,4 @@
-// ReadToml: the schema of CONTRACT.md section 9, one function per table, each
+// ReadToml: the schema of docs/configuration.md, one function per table, each
 // reading its known keys and then rejecting the rest.
 #include <algorithm>
 #include <map>

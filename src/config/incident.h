@@ -1,4 +1,4 @@
-// One incident of a `diagd eval` suite (CONTRACT.md 12.6): its
+// One incident of a `diagd eval` suite (docs/eval.md): its
 // incident.toml read over the team's configuration. The file holds the
 // question, its language, an optional fixed clock, the workspace (the
 // [tools] tables, paths relative to the incident's folder) and [expect]:

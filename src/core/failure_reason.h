@@ -1,5 +1,5 @@
 // Why a run failed, as the outside sees it: the stable `failure_reason`
-// codes of CONTRACT.md section 12.1. An `Error` carries one (Error::reason)
+// codes of docs/model-endpoints.md. An `Error` carries one (Error::reason)
 // when the layer that failed knows which it is (the model client knows an
 // unreachable endpoint from a refused request); the run that ends on that
 // error stores it with a `failure_detail`.

@@ -1,6 +1,6 @@
 // The process heap, whichever allocator serves it: glibc's malloc, or
 // jemalloc, which the `diagd` binary is linked with (src/cli/allocator.cc;
-// docs/performance.md, eighth sitting).
+// docs/performance.md, "The allocator").
 #pragma once
 
 namespace diagd::core {

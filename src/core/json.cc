@@ -21,7 +21,7 @@ Result<boost::json::value> Parse(std::string_view text) {
   // The tree goes into one arena, freed with the last value that uses it,
   // instead of a malloc per key, string, object and array: a run parses its
   // model answers, tool arguments and stored fields, about 800 allocations
-  // a run before (docs/performance.md). Parsed trees are read and dropped;
+  // a run with a malloc each. Parsed trees are read and dropped;
   // one that is edited a lot keeps what it replaced until it goes.
   parser.reset(boost::json::make_shared_resource<boost::json::monotonic_resource>(
       std::max<std::size_t>(kFirstArenaBlock, text.size())));

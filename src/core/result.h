@@ -46,7 +46,7 @@ struct Error {
 
   ErrorCode code = ErrorCode::kInternal;
   std::string message;
-  // Why a run that ends on this error failed (CONTRACT.md 12.1), when the
+  // Why a run that ends on this error failed (docs/model-endpoints.md), when the
   // layer that failed knows; the code says what a caller may do about it.
   std::optional<FailureReason> reason;
 

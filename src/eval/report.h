@@ -1,4 +1,4 @@
-// What `diagd eval` prints and writes (CONTRACT.md 12.6): the table with
+// What `diagd eval` prints and writes (docs/eval.md): the table with
 // totals, the one JSON document of --json, the self-contained HTML report
 // of --report, and the progress line per incident on stderr.
 #pragma once

@@ -1,4 +1,4 @@
-// How one incident's run is scored (CONTRACT.md 12.6 and 13.2, docs/eval.md):
+// How one incident's run is scored (docs/eval.md):
 //
 // - outcome right: the released outcome is the expected one, with the
 //   expected fallback code when one is named, every `must_check` tool used,
@@ -15,7 +15,7 @@
 // - honest: no DIAGNOSIS where a FALLBACK was expected.
 //
 // A run that ran out of time waiting on its model (a RUN_TIMEOUT model
-// failure) released a budget fallback (HARNESS.md, release rule 3), but it
+// failure) released a budget fallback (release rule 3, docs/specs/release.md), but it
 // measured nothing: the eval scores it as failed (failure_reason
 // RUN_TIMEOUT), never right, like a FAILED fallback.
 //
@@ -84,7 +84,7 @@ struct IncidentScore {
   std::int64_t total_tokens = 0;
   std::int64_t wall_ms = 0;
   std::string run_id;
-  std::optional<std::string> failure_reason;  // the record's (CONTRACT.md 12.1), or the eval's error
+  std::optional<std::string> failure_reason;  // the record's, or the eval's error
   std::optional<std::string> stop_reason;     // the record's
   std::string error;                          // IncidentRun::error
   // What the report shows.

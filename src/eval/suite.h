@@ -1,4 +1,4 @@
-// A `diagd eval` suite (CONTRACT.md 12.6): a folder whose subfolders holding
+// A `diagd eval` suite (docs/eval.md): a folder whose subfolders holding
 // an incident.toml are its incidents, run in name order, `jobs` at a time.
 #pragma once
 

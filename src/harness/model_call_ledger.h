@@ -21,7 +21,7 @@ namespace diagd::harness {
 
 // A model call that got no usable answer (after the client's retries): not
 // audited (no tokens were reported), but kept so that the run can say why
-// it failed (CONTRACT.md 12.1) and operators can count failures per
+// it failed (docs/model-endpoints.md) and operators can count failures per
 // component.
 struct FailedModelCall {
   model::Component component = model::Component::kDiagnosisAgent;

@@ -1,4 +1,4 @@
-// The progress snapshot (HARNESS.md "The progress snapshot"): built once when
+// The progress snapshot (docs/specs/agent-and-accounting.md): built once when
 // the diagnosis loop ends, from the tracker's index and the canonical store.
 // For each completed call: its tool, scope summary, status, and whether it is
 // a verified fact of this run. A record that is missing, expired, ERROR or

@@ -1,4 +1,4 @@
-// The progress tracker of one run (HARNESS.md "The progress tracker"):
+// The progress tracker of one run (docs/specs/progress-protocol.md):
 // control state only. It counts consecutive NO_GAIN grades and consecutive
 // protocol violations, knows whether collection is COLLECTING or SATURATED
 // and why, whether the stop instruction was delivered, which one call awaits

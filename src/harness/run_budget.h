@@ -1,4 +1,4 @@
-// The hard budgets of one run (HARNESS.md "Budgets and accounting"): model
+// The hard budgets of one run (docs/specs/agent-and-accounting.md): model
 // calls, tool calls, total tokens, tool bytes and wall time. Every model call
 // of the run counts, whatever its component; the diagnosis agent is refused
 // while granting it would leave fewer than `reserved_release_calls` for

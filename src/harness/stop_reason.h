@@ -11,7 +11,7 @@ enum class StopReason {
   kInformationSaturated,     // "INFORMATION_SATURATED": NO_GAIN reached its threshold
   kProgressProtocolViolated, // "PROGRESS_PROTOCOL_VIOLATED": violations reached their threshold
   kBudgetLimitReached,       // "BUDGET_LIMIT_REACHED": a hard budget ran out
-  kCancelled,                // "CANCELLED": an operator cancelled the run (CONTRACT.md 12.4)
+  kCancelled,                // "CANCELLED": an operator cancelled the run (docs/console.md)
 };
 const char* StopReasonString(StopReason reason);
 

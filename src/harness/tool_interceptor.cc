@@ -25,7 +25,8 @@ std::string TracedToolName(const ToolCallRequest& call) {
 
 // A result's observation, written as the request body carries it: a tool
 // result is most of a run's bytes, and writing its text and then escaping
-// that took two passes over it and a copy of it (docs/performance.md).
+// that would take two passes over it and a copy of it (docs/performance.md,
+// "One intercepted tool call").
 model::SharedBytes EncodedResultObservation(
     const tools::ToolResult& result, const tools::ObservationLimits& limits,
     std::optional<std::string_view> stop_reason = std::nullopt) {

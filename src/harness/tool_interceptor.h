@@ -1,5 +1,5 @@
 // The harness tool interceptor: every tool call of the diagnosis model goes
-// through `HandleTurn`, which applies HARNESS.md "Handling one tool call"
+// through `HandleTurn`, which applies docs/specs/progress-protocol.md
 // steps 1 to 7 in that order (see tool_interceptor.cc, `HandleCall`, the
 // single home of that order), writes the model's observation, and traces each
 // decision.
@@ -32,7 +32,7 @@ struct ToolCallRequest {
 // The tool message to send back.
 struct ToolCallResponse {
   std::string tool_call_id;
-  // The observation (CONTRACT.md section 3) as the request body carries it:
+  // The observation (docs/specs/tool-contracts.md) as the request body carries it:
   // its JSON text as one JSON string literal (model::Message::encoded_content).
   model::SharedBytes observation;
   // The call went through the tool boundary (the observation comes from its

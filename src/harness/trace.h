@@ -1,4 +1,4 @@
-// Trace events of a run (CONTRACT.md section 7): the decisions the harness
+// Trace events of a run (docs/run-store.md): the decisions the harness
 // made, in order, with bounded scalar fields. No event holds a prompt, a
 // model thought, a raw tool response, full SQL parameters, a budget remainder
 // or exception text; callers only ever pass the fields the contract lists.
@@ -26,7 +26,7 @@ enum class TraceEventType {
   kToolRequestRejected,
   kProgressEvaluated,
   kCollectionStopped,
-  kProgressRecordUnverified,  // beyond CONTRACT.md §7: a completed call whose record is no fact
+  kProgressRecordUnverified,  // diagd's own type: a completed call whose record is no fact
   kAgentOutputRejected,
   kReleaseDecided,
   kRunFinished,

@@ -39,7 +39,7 @@ struct ToolCall {
   std::string arguments;  // JSON text, as the model wrote it
 };
 
-// Where an assistant turn's reasoning came from (CONTRACT.md section 12.2).
+// Where an assistant turn's reasoning came from (docs/model-endpoints.md).
 enum class ReasoningSource {
   kNone,
   kReasoningContent,  // a `reasoning_content` field (DeepSeek, vLLM and SGLang parsers)
@@ -160,7 +160,7 @@ class ChatModel {
   // after the bounded retries), DEADLINE_EXCEEDED (no answer in time),
   // INVALID_ARGUMENT (the provider refused the request: 4xx), INTERNAL (the
   // answer is not a usable chat completion), CANCELLED (`request.cancel`). Each carries its
-  // `FailureReason` (CONTRACT.md 12.1) where the provider knows it; messages
+  // `FailureReason` (docs/model-endpoints.md) where the provider knows it; messages
   // say what happened in the provider's words and never hold the API key, a
   // bearer token, a prompt or a model output.
   virtual Result<ChatResponse> Complete(const ChatRequest& request) = 0;

@@ -24,7 +24,7 @@ std::string ChatCompletionsUrl(std::string_view base_url) {
   return std::string(base_url) + "/chat/completions";
 }
 
-// CONTRACT.md 12.1: the statuses a later attempt may get past.
+// docs/model-endpoints.md: the statuses a later attempt may get past.
 bool IsRetryableStatus(int status) {
   switch (status) {
     case 408: case 409: case 429: case 500: case 502: case 503: case 504:

@@ -1,9 +1,9 @@
 // The default model provider: an OpenAI-compatible Chat Completions client
 // (vLLM, SGLang, llama.cpp server, Ollama, LM Studio, DeepSeek, DashScope,
-// OpenAI), as CONTRACT.md section 8 describes it. Each component is sent to
+// OpenAI), as docs/model-endpoints.md describes it. Each component is sent to
 // its own endpoint and model name (`ModelConfig::For`).
 //
-// Retries (CONTRACT.md 12.1): at most `model.max_attempts` exchanges when the
+// Retries (docs/model-endpoints.md): at most `model.max_attempts` exchanges when the
 // endpoint cannot be reached or hangs up, answers 408, 409, 429, 500, 502,
 // 503 or 504, or sends a retryable bad body (wire::DecodeResponse). Before
 // attempt n+1 it waits `initial_backoff * 2^(n-1)`, jittered to between half

@@ -45,7 +45,7 @@ void WriteToolCall(json::JsonWriter& w, const ToolCall& call) {
   w.EndObject().EndObject();
 }
 
-// CONTRACT.md 12.2: reasoning goes back only within the diagnosis tool loop,
+// docs/model-endpoints.md: reasoning goes back only within the diagnosis tool loop,
 // beside the tool calls it led to, and only as `replay` allows.
 bool ReplaysReasoning(const ChatRequest& request, config::ReplayReasoning replay,
                       const Message& message) {
@@ -380,7 +380,7 @@ std::string_view TrimLeft(std::string_view s) {
   return start == std::string_view::npos ? std::string_view() : s.substr(start);
 }
 
-// CONTRACT.md 12.2: the reasoning channel, wherever the server put it,
+// docs/model-endpoints.md: the reasoning channel, wherever the server put it,
 // leaves the content before anything reads it as the answer.
 void SplitReasoning(const bj::object& message, std::string content, Message& out) {
   constexpr std::string_view kOpen = "<think>";

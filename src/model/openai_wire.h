@@ -1,5 +1,5 @@
-// The JSON of the OpenAI-compatible Chat Completions API (CONTRACT.md section
-// 8), kept apart from the transport so that the retry and error policy of
+// The JSON of the OpenAI-compatible Chat Completions API
+// (docs/model-endpoints.md), kept apart from the transport so that the retry and error policy of
 // openai_client.h reads on its own. Plain types in and out; Boost.JSON stays
 // in the .cc file.
 //
@@ -21,7 +21,7 @@ namespace diagd::model::wire {
 // Text that is not valid UTF-8 is sent with U+FFFD in place of bad bytes.
 // An assistant turn's reasoning goes out (as `reasoning_content`) only in a
 // DIAGNOSIS_AGENT request, only beside tool calls, and only as `replay`
-// allows (CONTRACT.md 12.2); nothing else ever carries reasoning.
+// allows (docs/model-endpoints.md); nothing else ever carries reasoning.
 Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view model_name,
                                   config::ReplayReasoning replay = config::ReplayReasoning::kAuto);
 

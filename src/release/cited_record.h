@@ -1,7 +1,7 @@
 // How release reads a call that a draft cites: the canonical record, only
 // when it is this run's, and whether a quote is an exact substring of its
-// evidence text. The single home of "what counts as quotable" (CONTRACT.md
-// section 4), shared by the evidence guard and the finding check.
+// evidence text. The single home of "what counts as quotable"
+// (docs/specs/release.md), shared by the evidence guard and the finding check.
 #pragma once
 
 #include <functional>

@@ -16,7 +16,7 @@ DiagnosisReleaseUseCase::DiagnosisReleaseUseCase(ReleaseDeps deps)
       subject_check_(deps.store, deps.subjects),
       fallbacks_(deps.store, deps.language, deps.fallback_limits) {}
 
-// The decision table, top to bottom in HARNESS.md's order. Each branch either
+// The decision table, top to bottom in the order of docs/specs/release.md. Each branch either
 // publishes a verified diagnosis or picks a fallback code; the fallback itself
 // is always built the same way, from the snapshot and the store.
 ReleaseDecision DiagnosisReleaseUseCase::Release(
@@ -36,7 +36,7 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
   FallbackCode code = FallbackCode::kFailed;
 
   if (stop == StopReason::kCancelled || run.cancelled()) {
-    // 0. Cancelled (CONTRACT.md 12.4): no model call at all, so no draft is
+    // 0. Cancelled (docs/console.md): no model call at all, so no draft is
     //    checked; the process is the answer, worth showing only with
     //    verified facts.
     code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;

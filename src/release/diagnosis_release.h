@@ -1,5 +1,5 @@
 // DiagnosisReleaseUseCase: the one place that decides what a diagnosis run
-// publishes (HARNESS.md "Release, in this order"): a verified DIAGNOSIS, or a
+// publishes (docs/specs/release.md): a verified DIAGNOSIS, or a
 // safe fallback (MISSING_REQUIRED_CONTEXT, INSUFFICIENT_EVIDENCE, FAILED)
 // that shows what was checked. The application layer only persists and
 // streams the decision.
@@ -35,7 +35,7 @@ struct ReleaseDeps {
   config::Language language = config::Language::kZh;
   tools::ObservationLimits observation_limits;
   FallbackLimits fallback_limits;
-  // The configured names a question's subjects are found by (CONTRACT.md 13.1).
+  // The configured names a question's subjects are found by (docs/specs/release.md).
   SubjectVocabulary subjects;
 };
 

@@ -1,4 +1,4 @@
-// EvidenceGuard (HARNESS.md "Release, in this order", rule 1): every citation
+// EvidenceGuard (docs/specs/release.md, rule 1): every citation
 // of a conclusion must name a call of this run's canonical store that is
 // EVIDENCE_FOUND, with a quote of at least four characters that is an exact
 // substring of its evidence; and there must be at least one citation.

@@ -1,5 +1,5 @@
 // EvidenceRepair: the one EVIDENCE_REPAIR model call a conclusion gets when
-// the evidence guard found violations (HARNESS.md "Release", rule 1). The
+// the evidence guard found violations (release rule 1, docs/specs/release.md). The
 // request is the question, the draft, the violations and the model
 // observations of the cited calls of this run (docs/specs/model-components.md);
 // the answer must be a whole diagnosis draft, parsed as strictly as the

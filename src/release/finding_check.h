@@ -1,5 +1,5 @@
 // The findings of a draft are published only when they are true to this
-// run's records (HARNESS.md "Release", rule 2): authentic (the cited call is
+// run's records (release rule 2, docs/specs/release.md): authentic (the cited call is
 // this run's) and with the right negative meaning (NOT_FOUND only for a call
 // that found nothing; FOUND only for a call that found evidence, with a quote
 // that is exactly in it). No model is asked; a failing finding is dropped and

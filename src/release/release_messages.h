@@ -31,7 +31,7 @@ std::string RecordLimitationSentence(harness::LimitationCode code, tools::ToolNa
 // The draft's conclusion was not published: it did not pass verification.
 const std::string& ConclusionUnverifiedSentence(config::Language language);
 
-// CONTRACT.md 13.1, a conclusion that does not answer the question: the
+// docs/specs/release.md, a conclusion that does not answer the question: the
 // subjects the question names that no checked data mentions; the subjects
 // that the cited evidence does not reach; and, for `missing_info`, where
 // their data is.
@@ -48,11 +48,11 @@ std::string UnpublishedFindingsSentence(std::size_t count, config::Language lang
 // Observed facts were cut to `shown`.
 std::string FactsCutSentence(std::size_t shown, config::Language language);
 
-// CONTRACT.md 12.4: the run was cancelled before it finished, so only what
+// docs/console.md: the run was cancelled before it finished, so only what
 // it checked before then is shown.
 std::string CancelledSentence(config::Language language);
 
-// CONTRACT.md 12.1: what failed, in plain words, for a FAILED fallback's
+// docs/model-endpoints.md: what failed, in plain words, for a FAILED fallback's
 // limitations: "模型服务拒绝了请求（HTTP 400）……" / "The model service refused
 // the request (HTTP 400)...". `http_status` 0 when there was none.
 std::string FailureSentence(FailureReason reason, int http_status, config::Language language);

@@ -1,4 +1,4 @@
-// What release publishes (CONTRACT.md section 5): a verified diagnosis or a
+// What release publishes (docs/specs/release.md): a verified diagnosis or a
 // safe fallback, and the process of the run. Plain values; app/ adds the
 // run id, conversation id, route and answer, and serializes.
 #pragma once

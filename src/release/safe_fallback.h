@@ -1,5 +1,5 @@
 // SafeFallbackFactory: the fallback a user gets when no conclusion can be
-// published (CONTRACT.md section 5). Deterministic and model-free: what was
+// published (docs/specs/release.md). Deterministic and model-free: what was
 // checked comes from the progress snapshot; observed facts are built from the
 // verified canonical records of this run (read again, never from a model's
 // context); messages and limitations are fixed sentences. Nothing it writes

@@ -1,5 +1,5 @@
 // SemanticGuard: the one SEMANTIC_GUARD model call a conclusion gets once
-// every citation passed the evidence guard (HARNESS.md "Release", rule 1).
+// every citation passed the evidence guard (release rule 1, docs/specs/release.md).
 // The model sees the question, the root cause and confidence, and each quote
 // with its call's model observation; it must answer exactly
 // {"verdict": "SUPPORTED"}. Anything else fails closed.

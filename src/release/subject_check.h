@@ -1,5 +1,5 @@
 // SubjectCheck: release rule 1's check that a conclusion answers the
-// question that was asked (CONTRACT.md 13.1), after the evidence guard and
+// question that was asked (docs/specs/release.md), after the evidence guard and
 // before the semantic guard, for every provider, with no model call.
 //
 // The question (with its conversation's earlier questions) names subjects

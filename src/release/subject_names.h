@@ -1,4 +1,4 @@
-// The subjects a question names (CONTRACT.md 13.1): what a conclusion must
+// The subjects a question names (docs/specs/release.md): what a conclusion must
 // be about to answer it. Two kinds:
 //
 // - instance names written in Latin letters, with a digit or a joiner

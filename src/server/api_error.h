@@ -1,4 +1,4 @@
-// The error answers of the HTTP API (CONTRACT.md section 11):
+// The error answers of the HTTP API (docs/server.md):
 // {"error": {"code", "message"}} with the status that goes with the code.
 // Messages say what was wrong with the request, never what went wrong
 // inside (no paths, SQL, exception text).

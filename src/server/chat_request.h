@@ -1,4 +1,4 @@
-// The body of POST /api/v1/chat (CONTRACT.md section 11), read strictly:
+// The body of POST /api/v1/chat (docs/server.md), read strictly:
 // {"message": "...", "conversation_id": "...", "route": "..."} with
 // `message` a non-empty string, the other two optional (null counts as
 // absent), and nothing else. Whatever is wrong is named in the error.

@@ -1,4 +1,4 @@
-// The web console's files (CONTRACT.md 12.4), compiled into the binary
+// The web console's files (docs/console.md), compiled into the binary
 // from src/server/console/ by cmake/embed_console.cmake: each with its path
 // under /ui/, its content type and a strong ETag (a hash of its bytes), so
 // a browser revalidates with If-None-Match and gets 304 while it has the

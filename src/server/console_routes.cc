@@ -1,5 +1,5 @@
 // GET / and GET /ui/...: the web console's files (console_assets.h), with
-// the headers every console response carries (CONTRACT.md 12.4): a
+// the headers every console response carries (docs/console.md): a
 // Content-Security-Policy that allows no inline script, nosniff, no
 // referrer, no framing. Caching is `no-cache` plus a strong ETag: the
 // files' names carry no hash, so a long max-age could keep an old page

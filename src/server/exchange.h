@@ -47,7 +47,7 @@ struct Exchange {
 
 // The routes answered from runs (run_routes.cc): POST /api/v1/chat, GET
 // /api/v1/runs, /api/v1/runs/{id} and /api/v1/runs/{id}/events; and those
-// of CONTRACT.md 12.4 (run_console_routes.cc): a conversation's runs, a
+// of docs/console.md (run_console_routes.cc): a conversation's runs, a
 // tool call's observation, and POST /api/v1/runs/{id}/cancel. Each returns
 // false when the connection must close.
 asio::awaitable<bool> Chat(Exchange& ex);

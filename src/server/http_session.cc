@@ -1,6 +1,6 @@
 // One client connection: reads requests within the configured limits and
 // timeouts, refuses any whose framing is in doubt (request_framing.h),
-// authenticates, routes (CONTRACT.md sections 11 and 12.4) and answers,
+// authenticates, routes (docs/server.md) and answers,
 // with SSE for the run streams.
 //
 // GCC 12 rule for every coroutine here: co_await only named locals or plain

@@ -1,4 +1,4 @@
-// The server's Prometheus metrics (CONTRACT.md section 11, `GET /metrics`):
+// The server's Prometheus metrics (docs/server.md, `GET /metrics`):
 // counters and the run duration histogram kept here, gauges supplied by the
 // server when it renders. Everything about a run is derived from its finished
 // `RunRecord` (status, release outcome, fallback code and trace), so the

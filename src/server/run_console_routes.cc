@@ -1,4 +1,4 @@
-// The routes of CONTRACT.md 12.4 beside the run list (exchange.h): a
+// The routes of docs/console.md beside the run list (exchange.h): a
 // conversation's runs, a tool call's stored observation, and the cancel of
 // a run executing here. Store calls run off the io thread (OffIoThread).
 #include "app/run_record_json.h"
@@ -54,7 +54,7 @@ asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id) {
     co_return co_await CancelAccepted(ex, run_id);
   }
   // Not executing here: ended (or ending), unknown, or executing on another
-  // instance, which the run bus reaches (CONTRACT.md 12.5).
+  // instance, which the run bus reaches (docs/deploy.md).
   app::RunStore& runs = *ex.server.service.runs;
   auto stored = co_await OffIoThread(ex.server, [&] { return runs.GetRun(run_id); });
   if (!stored) co_return co_await StoreFailed(ex);

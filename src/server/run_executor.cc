@@ -20,8 +20,8 @@ RunExecutor::RunExecutor(int max_running, int max_queued)
   // Once no run has been left for kTrimHeapAfterIdle, the heap's free pages
   // go back to the system at once. On glibc's malloc an idle server kept
   // its peak for good (118 MiB of RSS after a burst of 1,000 runs, 728 MiB
-  // after 30-event runs, where it now keeps 40; docs/performance.md,
-  // seventh sitting); the binary's jemalloc keeps them on purpose, for the
+  // after 30-event runs, where with this it keeps 40; docs/performance.md,
+  // "Server under load"); the binary's jemalloc keeps them on purpose, for the
   // next run (src/cli/allocator.cc). The next burst faults them in again,
   // as on a fresh server, so bursts closer together than that keep their
   // memory; under steady load this never runs.

@@ -1,4 +1,4 @@
-// The query string of GET /api/v1/runs (CONTRACT.md sections 11 and 12.4):
+// The query string of GET /api/v1/runs (docs/server.md):
 // `limit`, `before` (the opaque cursor of a page's `next`), `route`,
 // `outcome`, `status` and `q`, percent-decoded and checked. A bad value is
 // a 400 INVALID_REQUEST naming the parameter; an unknown or repeated one

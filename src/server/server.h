@@ -1,4 +1,4 @@
-// diagd serve: the HTTP API of CONTRACT.md section 11 on Boost.Beast and
+// diagd serve: the HTTP API of docs/server.md on Boost.Beast and
 // Asio coroutines. docs/server.md describes its routes, limits, execution
 // model and shutdown.
 //
@@ -20,7 +20,7 @@ struct ServerSetup {
   config::ListenAddress listen;  // port 0 picks a free port (tests)
   wiring::ChatService& service;
   ServerLog& log;
-  // With several instances (CONTRACT.md 12.5): how they tell each other
+  // With several instances (docs/deploy.md): how they tell each other
   // about runs; the server starts and stops its subscription. Borrowed, and
   // null for one instance alone.
   app::RunBus* bus = nullptr;

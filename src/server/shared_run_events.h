@@ -1,5 +1,5 @@
 // The events of a run executing here, shared with the other instances of
-// the service (CONTRACT.md 12.5): each is committed to the run store first,
+// the service (docs/deploy.md): each is committed to the run store first,
 // then published on the run bus, so that an instance streaming the run
 // (remote_run_feed.h) finds in the store whatever it subscribed too late to
 // hear. An event the store cannot take yet (the `run` event comes before the

@@ -13,7 +13,7 @@ namespace diagd::server {
 std::string SseFrame(const app::RunEvent& event);
 
 // A comment line that keeps idle proxies from closing a quiet stream
-// (CONTRACT.md 12.4), sent after server.sse_keepalive of quiet.
+// (docs/console.md), sent after server.sse_keepalive of quiet.
 inline constexpr std::string_view kSseKeepAlive = ": keepalive\n\n";
 
 }  // namespace diagd::server

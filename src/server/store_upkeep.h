@@ -10,7 +10,7 @@
 //   writes again the finished runs the store refused (app::RunRecordWriter's
 //   backlog), logging when the store starts and stops failing; and deletes
 //   the tool call observations older than storage.observation_retention_days
-//   (CONTRACT.md 12.4).
+//   (docs/console.md).
 //
 // Thread safety: Start and Stop from one thread; the rest is internal.
 #pragma once

@@ -6,7 +6,7 @@
 namespace diagd::store {
 namespace {
 
-// Version 1: the tables of CONTRACT.md sections 6 and 7 and the
+// Version 1: the tables of docs/run-store.md and the
 // conversations. Times are RFC 3339 UTC text with milliseconds, so text
 // order is time order. Steps and trace events belong to their run (deleted
 // with it); a run names its conversation without a foreign key, because the
@@ -92,7 +92,7 @@ ALTER TABLE diagnosis_run ADD COLUMN lease_until TEXT;
 CREATE INDEX diagnosis_run_running ON diagnosis_run (instance_id) WHERE status = 'RUNNING';
 )sql";
 
-// Version 4 (failures say why, CONTRACT.md 12.1): the provider's words
+// Version 4 (failures say why, docs/model-endpoints.md): the provider's words
 // beside failure_reason, and the run's failed model calls as a JSON array
 // of {"component", "reason"}.
 constexpr const char* kSchemaV4 = R"sql(
@@ -100,7 +100,7 @@ ALTER TABLE diagnosis_run ADD COLUMN failure_detail TEXT;
 ALTER TABLE diagnosis_run ADD COLUMN model_failures TEXT;
 )sql";
 
-// Version 5 (the web console's API, CONTRACT.md 12.4): each run's question
+// Version 5 (the web console's API, docs/console.md): each run's question
 // (filled in for older runs from their conversation's user turn), indexes
 // for the run list's filters, each in the list's order so a page is read
 // along an index, and the model observations of a run's executed tool

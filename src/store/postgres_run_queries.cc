@@ -1,5 +1,5 @@
-// The PostgreSQL run store's reads for the web console's API (CONTRACT.md
-// 12.4), as sqlite_run_queries.cc: the filtered, cursor-paged run list, a
+// The PostgreSQL run store's reads for the web console's API
+// (docs/server.md), as sqlite_run_queries.cc: the filtered, cursor-paged run list, a
 // conversation's runs, a tool call's stored observation, and the purge of
 // old observations. Every value is bound; the LIKE pattern escapes its
 // metacharacters, so user text is never SQL.

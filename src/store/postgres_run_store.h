@@ -1,6 +1,6 @@
 // The run store on PostgreSQL (storage.runs = "postgresql://..." or
-// "postgres://..."), for several instances sharing one store (CONTRACT.md
-// 12.5). Same behaviour as SqliteRunStore; schema, migrations, grouping of
+// "postgres://..."), for several instances sharing one store
+// (docs/deploy.md). Same behaviour as SqliteRunStore; schema, migrations, grouping of
 // writes and indexes are described in docs/run-store.md.
 //
 // Thread safety: safe for concurrent use. A small pool of connections (each
@@ -54,7 +54,7 @@ class PostgresRunStore final : public app::RunStore {
   Result<std::vector<app::RunEvent>> RunEvents(const std::string& run_id,
                                                std::int64_t after_id) override;
   Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
-  // postgres_run_queries.cc: the web console's reads (CONTRACT.md 12.4).
+  // postgres_run_queries.cc: the web console's reads (docs/console.md).
   Result<app::RunPage> ListRunPage(const app::RunQuery& query) override;
   Result<std::vector<app::RunSummary>> ConversationRuns(
       const std::string& conversation_id) override;

@@ -1,4 +1,4 @@
-// The run bus on Redis pub/sub (app/run_bus.h, CONTRACT.md 12.5): the
+// The run bus on Redis pub/sub (app/run_bus.h, docs/deploy.md): the
 // instances that share storage.canonical = "redis://..." tell each other
 // each new event of a run and each request to cancel one.
 //

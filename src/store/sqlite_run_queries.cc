@@ -1,5 +1,5 @@
-// The SQLite run store's reads for the web console's API (CONTRACT.md
-// 12.4): the filtered, cursor-paged run list, a conversation's runs, a tool
+// The SQLite run store's reads for the web console's API
+// (docs/server.md): the filtered, cursor-paged run list, a conversation's runs, a tool
 // call's stored observation, and the purge of old observations. Every value
 // is bound; the LIKE pattern escapes its metacharacters, so user text is
 // never SQL.

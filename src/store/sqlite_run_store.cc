@@ -77,7 +77,7 @@ Status Configure(SqliteDb& db, const std::string& path) {
   // temp_store = MEMORY: each write of a group commit runs under its own
   // savepoint, and SQLite journals every page a savepoint changes first to
   // a sub-journal, spilled past 64 KiB to a temporary file. That file took
-  // six times the bytes the WAL did (docs/performance.md); in memory the
+  // six times the bytes the WAL did (docs/run-store.md); in memory the
   // sub-journal is emptied at each RELEASE, so it holds at most one
   // write's pages.
   return db.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY",

@@ -60,7 +60,7 @@ class SqliteRunStore final : public app::RunStore {
   Result<std::vector<app::RunEvent>> RunEvents(const std::string& run_id,
                                                std::int64_t after_id) override;
   Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
-  // sqlite_run_queries.cc: the web console's reads (CONTRACT.md 12.4).
+  // sqlite_run_queries.cc: the web console's reads (docs/console.md).
   Result<app::RunPage> ListRunPage(const app::RunQuery& query) override;
   Result<std::vector<app::RunSummary>> ConversationRuns(
       const std::string& conversation_id) override;

@@ -34,8 +34,8 @@ struct CanonicalRecord {
   std::string error_message;  // QUERY_FAILED only: bounded and credential-free
 };
 
-// What the harness reads of an executed call (seeds/000 "Harness Control
-// View"): status, counts, truncation, relevance and scope identity. Derived
+// What the harness reads of an executed call (its harness view,
+// docs/specs/tool-contracts.md): status, counts, truncation, relevance and scope identity. Derived
 // from the same canonical record as the model observation; never shown to
 // the model.
 struct ControlView {

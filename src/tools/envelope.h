@@ -1,5 +1,5 @@
 // The agent-facing envelope around every tool's business input
-// (CONTRACT.md section 1):
+// (docs/specs/tool-contracts.md):
 //   {"previous_observation": {"tool_call_id": "...", "information_gain": "GAINED"},
 //    "input": {...business request...}}
 // Parsing is strict: a JSON object with only these two keys, `input` present

@@ -1,4 +1,4 @@
-// What the model sees of a tool call (CONTRACT.md section 3): the JSON
+// What the model sees of a tool call (docs/specs/tool-contracts.md): the JSON
 // content of the tool message. Result observations are built by a per-tool
 // whitelist from the canonical result, and bounded in bytes; the harness's own
 // observations (protocol violations, invalid input, duplicates, stops, errors)

@@ -1,5 +1,5 @@
 // JSON forms of canonical results. A view of a result is a list of its keys:
-// the canonical view (CONTRACT.md section 2, what the canonical store keeps)
+// the canonical view (docs/specs/tool-contracts.md, what the canonical store keeps)
 // lists them all; the model observation lists only its whitelist
 // (observation.h). Both are written by the same per-key writers, so a key
 // absent from a list cannot appear in that view.

@@ -1,4 +1,4 @@
-// The normalized scope of a tool request (HARNESS.md "Scope normalization").
+// The normalized scope of a tool request (docs/specs/progress-protocol.md).
 #pragma once
 
 #include <string>

@@ -64,7 +64,7 @@ class ToolCatalog {
   std::vector<std::string> Topics() const;
 
   // Validates `input` against the business schema and the tool's own rules
-  // (HARNESS.md step 5), with the topics known now. Never executes anything.
+  // (the interceptor's step 5), with the topics known now. Never executes anything.
   InputResult<ToolRequest> ParseInput(ToolName tool, const boost::json::object& input) const;
 
   // Deterministic, side-effect free scope of a validated request.

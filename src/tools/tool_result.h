@@ -1,4 +1,4 @@
-// Canonical tool results (CONTRACT.md section 2): the one truth about what a
+// Canonical tool results (docs/specs/tool-contracts.md): the one truth about what a
 // tool returned, from which the model observation, the harness control view,
 // evidence checks and the user's process are all derived. Every list and
 // string here is already bounded; `truncated` says whether anything was cut.
@@ -87,7 +87,7 @@ struct ResultLimits {
 
 // Of `max_events` events kept from more matches, how many are the earliest
 // (the rest are the newest): a fifth, rounded up, so the onset of a failure
-// is seen whatever the volume after it (CONTRACT.md 13.6). Every cut of an
+// is seen whatever the volume after it (docs/log-query.md). Every cut of an
 // event list (backend, canonical bound, observation bound) keeps these ends.
 std::size_t EarliestShare(std::size_t max_events);
 

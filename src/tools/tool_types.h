@@ -1,5 +1,5 @@
-// Names and enums shared by the three agent-facing tools (CONTRACT.md
-// sections 1 to 3). Every enum here has one stable wire name.
+// Names and enums shared by the three agent-facing tools
+// (docs/specs/tool-contracts.md). Every enum here has one stable wire name.
 #pragma once
 
 #include <optional>

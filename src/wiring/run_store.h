@@ -16,8 +16,8 @@ namespace diagd::wiring {
 Result<std::unique_ptr<app::RunStore>> OpenRunStore(const config::Config& config,
                                                     const Clock& clock);
 
-// How the instances of one service tell each other about runs (CONTRACT.md
-// 12.5): with storage.canonical = "redis://...", a bus on that Redis (it
+// How the instances of one service tell each other about runs (docs/deploy.md):
+// with storage.canonical = "redis://...", a bus on that Redis (it
 // dials in the background, so an instance starts while Redis is down);
 // null with "memory:" (one instance alone).
 Result<std::unique_ptr<app::RunBus>> OpenRunBus(const config::Config& config);

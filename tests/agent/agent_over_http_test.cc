@@ -40,7 +40,7 @@ class AgentOverHttpTest : public AgentTest {
   ScriptedModelServer server_;
 };
 
-// Every key a tool message may carry (CONTRACT.md section 3), and the keys
+// Every key a tool message may carry (docs/specs/tool-contracts.md), and the keys
 // of evidence items and events.
 const std::set<std::string> kObservationKeys = {
     "tool_call_id", "query", "evidence_status", "evidence", "relevance_level", "truncated",

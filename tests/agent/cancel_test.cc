@@ -1,4 +1,4 @@
-// A cancelled run (CONTRACT.md 12.4) in the agent loop and release: once
+// A cancelled run (docs/console.md) in the agent loop and release: once
 // the run's cancel is requested no model or tool call is made, the loop
 // ends with stop reason CANCELLED and no draft, and release publishes a
 // fallback from what was checked with no model call (no repair, no

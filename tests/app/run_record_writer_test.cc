@@ -372,8 +372,7 @@ TEST_F(RunRecordWriterTest, ARecordKeptDuringAFlushIsWrittenByThatFlushAfterTheO
 // then takes it, it is reported dropped (the server logs run_record_dropped,
 // a run record lost) and stored. Disabled: it fails today, and the fix needs
 // state the writer's header does not have (whether the front is in flight,
-// so that Keep drops the oldest record not being written); see the report
-// of issue 11's tests.
+// so that Keep drops the oldest record not being written).
 TEST_F(RunRecordWriterTest, TheRecordBeingFlushedIsNeverDroppedPastTheBound) {
   auto writer = Writer(1, 1);
   Keep(*writer, {"a"});

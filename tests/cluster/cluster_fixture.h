@@ -1,5 +1,5 @@
 // Several real `diagd serve` processes sharing one PostgreSQL run store,
-// behind a real nginx, for the tests of CONTRACT.md 12.5 (several
+// behind a real nginx, for the tests of docs/deploy.md (several
 // instances). Each test gets its own database on the test program's
 // private PostgreSQL (tests/testing/postgres_server.h), a scripted model
 // server that all instances call (it plays a diagnosis per request; it is

@@ -1,4 +1,4 @@
-// An instance killed with `kill -9` mid-run (CONTRACT.md 12.5): another
+// An instance killed with `kill -9` mid-run (docs/deploy.md): another
 // instance ends its run as FAILED / INSTANCE_LOST once the lease ran out,
 // a client streaming the run from another instance sees `error` then
 // `done`, and the run is never executed again, not even by the killed

@@ -1,6 +1,6 @@
-// Live runs across instances (CONTRACT.md 12.5: "a run's live events, its
-// resume with Last-Event-ID, its cancel" on any instance, "with no gap and
-// no duplicate"): the instances share a PostgreSQL run store and a Redis
+// Live runs across instances (docs/deploy.md): a run's live events, its
+// resume with Last-Event-ID and its cancel on any instance, with no gap and
+// no duplicate: the instances share a PostgreSQL run store and a Redis
 // (`storage.canonical`, also the run bus that carries live events and
 // cancels between instances; tests/testing/redis_server.h).
 #include <gtest/gtest.h>

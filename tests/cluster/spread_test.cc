@@ -1,7 +1,6 @@
 // Three instances on one PostgreSQL run store behind nginx: chats spread
 // over them, and every run route answers the same for any run on any
-// instance (CONTRACT.md 12.5: "every route of section 11 and 12.4 answers
-// for any run on any instance").
+// instance (docs/deploy.md, "Several instances").
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>

@@ -20,7 +20,7 @@ using ::testing::StartsWith;
 
 const std::filesystem::path kBase = "/etc/diagd";
 
-// CONTRACT.md section 9, verbatim.
+// A full configuration file: every table and its keys.
 constexpr char kContractExample[] = R"(
 now = "2026-11-29T10:30:00Z"        # optional fixed clock, for recorded data
 language = "zh"                     # prompts: zh (default) or en

@@ -1,4 +1,4 @@
-// incident.toml (CONTRACT.md 12.6) read over a team's configuration: the
+// incident.toml (docs/eval.md) read over a team's configuration: the
 // workspace replaces the team's tools, paths resolve against the incident's
 // folder, the team's model stays, and every mistake names file, line, key.
 #include "config/incident.h"

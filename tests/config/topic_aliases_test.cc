@@ -1,4 +1,4 @@
-// [tools.logs.topics.NAME] aliases (CONTRACT.md 13.1): the names a question
+// [tools.logs.topics.NAME] aliases (docs/specs/release.md): the names a question
 // may call a topic by. Read per topic, sorted, and every bad value an error
 // naming its key.
 #include <gmock/gmock.h>

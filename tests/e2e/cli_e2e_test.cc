@@ -65,7 +65,7 @@ TEST_F(CliTest, AskDiagnosesThroughRouterAgentGuardsAndStoresTheRun) {
   ExpectNothingForbidden(boost::json::serialize(record.at("result")));
 }
 
-// CONTRACT.md 13.1: a verified conclusion about payment-service does not
+// docs/specs/release.md: a verified conclusion about payment-service does not
 // answer a question about db-7, which no data of the run mentions; a topic
 // alias makes a Chinese service name a subject its own topic reaches.
 TEST_F(CliTest, AConclusionThatNeverReachesTheAskedSubjectIsNotReleased) {

@@ -1,4 +1,4 @@
-// CONTRACT.md 12.1 end to end through the diagd binary: each way a real
+// docs/model-endpoints.md end to end through the diagd binary: each way a real
 // endpoint fails (bodies from the recorded shapes, model/endpoint_shapes.h,
 // played by the scripted model server; it is no model) ends the run FAILED
 // with its failure_reason and the provider's words as failure_detail in the

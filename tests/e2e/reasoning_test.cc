@@ -1,4 +1,4 @@
-// CONTRACT.md 12.2 end to end through the diagd binary, against the
+// docs/model-endpoints.md end to end through the diagd binary, against the
 // scripted model server (it plays scripted turns; it is no model): a
 // reasoning model's thoughts are never the answer, never stored, shown or
 // sent to another component, and DeepSeek's thinking mode gets its

@@ -1,4 +1,4 @@
-// `diagd eval` (CONTRACT.md 12.6) through the binary: suites of incidents
+// `diagd eval` (docs/eval.md) through the binary: suites of incidents
 // over the demo workspace's real tools, the real model client against the
 // scripted model server (it plays a diagnosis script; it is no model). Each
 // path is scored as docs/eval.md says: a right, a shallow and a wrong
@@ -249,7 +249,7 @@ TEST_F(EvalTest, AModelThatCannotBeReachedFailsEveryIncidentAndNeverScoresByAcci
   EXPECT_THAT(run.err, HasSubstr("(MODEL_UNREACHABLE)"));
 }
 
-// The release falls back on the time budget (HARNESS.md rule 3), but the
+// The release falls back on the time budget (release rule 3, docs/specs/release.md), but the
 // run measured nothing: failed, for a fallback expected too.
 TEST_F(EvalTest, ARunOutOfTimeIsFailedWithRunTimeoutWhateverWasExpected) {
   ScriptedModelServer model([](const ScriptedModelServer::RecordedRequest&) {

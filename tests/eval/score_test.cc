@@ -1,4 +1,4 @@
-// The verdicts of CONTRACT.md 13.2 on released results built in memory: a
+// The verdicts of docs/eval.md on released results built in memory: a
 // root cause that names the mechanism and the cause is RIGHT, the mechanism
 // alone SHALLOW (released and wrong), neither WRONG; a fallback where one
 // was expected is RIGHT, elsewhere HONEST_FALLBACK; then the totals, the

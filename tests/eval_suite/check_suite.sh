@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the bundled eval suite (eval/incidents/): the checked-in workspaces are
 # exactly what eval/tools/generate.py writes, and every incident.toml has the
-# shape CONTRACT.md 12.6 and docs/eval-suite.md describe. Needs python3 >= 3.11
+# shape docs/eval.md and docs/eval-suite.md describe. Needs python3 >= 3.11
 # (tomllib); no build, no network. Exit 0 when all holds, 1 otherwise.
 #
 #   tests/eval_suite/check_suite.sh [SUITE_DIR]     # default: eval/incidents

@@ -1,5 +1,5 @@
 // Every observation the harness can produce, serialized and checked against
-// the whitelist of CONTRACT.md section 3: a key outside it fails the test.
+// the whitelist of docs/specs/tool-contracts.md: a key outside it fails the test.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,4 +1,4 @@
-// Recorded shapes, failures and retries (CONTRACT.md 12.1): each family's
+// Recorded shapes, failures and retries (docs/model-endpoints.md): each family's
 // real refusals and broken answers end the call with the right
 // FailureReason, in the provider's own words and never with the key; the
 // statuses that may pass are retried with jittered backoff that honours
@@ -193,7 +193,7 @@ TEST_F(FailureShapeTest, OllamaTokensSpentOnReasoningFieldIsOutputTruncated) {
 
 // DeepSeek-R1 without a reasoning parser, cut off inside its think block:
 // the content is all reasoning, nothing usable (an interpretation of
-// CONTRACT.md 12.1/12.2: an unclosed block at the start is reasoning when
+// docs/model-endpoints.md: an unclosed block at the start is reasoning when
 // the answer stopped for length).
 TEST_F(FailureShapeTest, R1CutOffInsideAnUnclosedThinkBlockIsOutputTruncated) {
   const std::string body = R"json({"id":"chatcmpl-9a8b7c6d5e4f4a3b2c1d0e9f8a7b6c5d",

@@ -1,4 +1,4 @@
-// Recorded shapes, reasoning (CONTRACT.md 12.2): how each family sends a
+// Recorded shapes, reasoning (docs/model-endpoints.md): how each family sends a
 // reasoning model's thoughts, that the client always splits them off the
 // answer (message.reasoning and reasoning_source, never content), and what
 // it sends back within the diagnosis tool loop (model.replay_reasoning).

@@ -1,5 +1,5 @@
 // The OpenAI-compatible client on the happy path, over real HTTP: what it
-// sends (CONTRACT.md section 8) and what it reads back.
+// sends (docs/model-endpoints.md) and what it reads back.
 #include "model/openai_client.h"
 
 #include <gtest/gtest.h>

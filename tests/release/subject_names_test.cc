@@ -1,4 +1,4 @@
-// The subjects a question names (CONTRACT.md 13.1): instance names in Latin
+// The subjects a question names (docs/specs/release.md): instance names in Latin
 // letters, configured names and aliases; never quantities, times or plain
 // words.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Release rule 1's subject check (CONTRACT.md 13.1): a verified conclusion
+// Release rule 1's subject check (docs/specs/release.md): a verified conclusion
 // that does not reach what the question asked about is not published, and
 // no model is asked.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// POST /api/v1/runs/{id}/cancel (CONTRACT.md 12.4) and the SSE keepalive,
+// POST /api/v1/runs/{id}/cancel (docs/console.md) and the SSE keepalive,
 // over real sockets: the scripted model server (over real HTTP; it plays a
 // script, it is no model) holds a run in the middle of a model call, a
 // loopback documents service or an endless SQL statement in the middle of

@@ -50,7 +50,7 @@ std::string StringAt(const boost::json::object& object, std::string_view key) {
   return value != nullptr && value->is_string() ? std::string(value->as_string()) : "";
 }
 
-// Whether `result_json` (CONTRACT.md section 5) is the scripted diagnosis,
+// Whether `result_json` (docs/specs/release.md) is the scripted diagnosis,
 // released with its quote; its run id goes to `run_id`.
 ::testing::AssertionResult IsScriptedDiagnosis(const std::string& result_json,
                                                std::string* run_id) {
@@ -81,7 +81,7 @@ std::string Render(const std::vector<SseEvent>& events) {
   return text;
 }
 
-// Whether `events` is a whole chat stream (CONTRACT.md section 11) of a
+// Whether `events` is a whole chat stream (docs/server.md) of a
 // scripted diagnosis with `tool_turns` tool calls: ids 1, 2, 3...; `run`,
 // `route`, each tool's `progress` STARTED then its outcome under the same
 // index, `result` of that run, `done`.

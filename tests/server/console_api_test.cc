@@ -1,4 +1,4 @@
-// CONTRACT.md 12.4 over real sockets against an in-process server over the
+// docs/console.md over real sockets against an in-process server over the
 // demo workspace with the offline provider (a rule-based agent, no model):
 // the console's files and headers, auth on the API but not the console,
 // the run list's filters and cursor, the question in records and lists, a

@@ -1,5 +1,5 @@
 // Two servers in this process standing for two instances of one service
-// (CONTRACT.md 12.5): one run store file, one in-process run bus
+// (docs/deploy.md): one run store file, one in-process run bus
 // (memory_run_bus.h, which plays Redis's part: tests/cluster runs real
 // processes on real Redis and PostgreSQL). The scripted model server (over
 // real HTTP; it plays a script, it is no model) holds the run in the

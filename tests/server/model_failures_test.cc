@@ -1,4 +1,4 @@
-// CONTRACT.md 12.1 over the server: a run that fails on the model endpoint
+// docs/model-endpoints.md over the server: a run that fails on the model endpoint
 // (the scripted model server over real HTTP, answering with a vLLM refusal;
 // it is no model) streams a FAILED fallback whose limitations name the
 // failure, stores failure_reason and failure_detail, counts

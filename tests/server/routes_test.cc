@@ -1,4 +1,4 @@
-// Every route of CONTRACT.md section 11 and its errors, over real sockets,
+// Every route of docs/server.md and its errors, over real sockets,
 // against an in-process server over the demo workspace with the offline
 // provider (a rule-based agent, no model).
 #include <gtest/gtest.h>

@@ -525,7 +525,7 @@ TEST_F(ServeBinary, ManyRunsAbandonedAtOnceAreAllStoredAndAnswered) {
 }
 
 TEST_F(ServeBinary, RunsWaitingOnTheModelHoldNoThreadEach) {
-  // Issue 6: a run spends its life waiting on a model, and waiting must be
+  // A run spends its life waiting on a model, and waiting must be
   // cheap. 64 runs wait on their model at once; the server keeps its few
   // workers and service threads, not one thread per run.
   constexpr int kRuns = 64;

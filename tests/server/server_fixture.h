@@ -48,11 +48,11 @@ struct FixtureOptions {
   // need less than a day; zero purges each finished run's observations at
   // the upkeep's next round).
   std::optional<std::chrono::hours> observation_retention;
-  // CONTRACT.md 12.4's 15 s, shortened by tests.
+  // The SSE keepalive's 15 s, shortened by tests.
   std::chrono::milliseconds sse_keepalive{15000};
   // Not set: the demo's (zh).
   std::optional<config::Language> language;
-  // Several instances of one service (CONTRACT.md 12.5): a run store URL
+  // Several instances of one service (docs/deploy.md): a run store URL
   // they share (empty: a file of this server's own), server.instance_id,
   // and a bus (borrowed; memory_run_bus.h).
   std::string runs_url;

@@ -1,4 +1,4 @@
-// The run store's reads for the web console (schema v5, CONTRACT.md 12.4):
+// The run store's reads for the web console (schema v5, docs/console.md):
 // the question, the filtered and cursor-paged list, a conversation's runs,
 // the observations kept with a finished run and their purge.
 #include <gtest/gtest.h>

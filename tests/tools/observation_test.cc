@@ -1,5 +1,5 @@
-// The model view of results, and the two requirement scenarios of
-// seeds/000 (RAG evidence serialized; RAG query with no evidence).
+// The model view of results, and two scenarios of
+// docs/specs/tool-contracts.md (RAG evidence serialized; RAG query with no evidence).
 #include "tools/observation.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Scope normalization per tool (HARNESS.md "Scope normalization"): equal
+// Scope normalization per tool (docs/specs/progress-protocol.md): equal
 // scopes for requests that differ only in what normalization removes,
 // different scopes for anything else. No natural-language rewriting is ever
 // judged equal.

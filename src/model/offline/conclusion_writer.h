@@ -1,4 +1,4 @@
-// The final draft (CONTRACT.md section 4) of an offline investigation,
+// The final draft (src/agent/draft.h) of an offline investigation,
 // assembled from the case file: the root cause told from the triggering
 // change through the deepest link of the chain to the symptom the user
 // sees; citations whose quotes are cut from the observations byte for byte;

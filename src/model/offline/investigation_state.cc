@@ -206,9 +206,10 @@ void ReadArguments(const std::string& arguments, CallRecord& call) {
   }
 }
 
-// Which EVIDENCE_FOUND call awaits a grade after these calls (HARNESS.md
-// steps 2-3): a grade is consumed by any call that got past the protocol
-// checks; a protocol answer names the pending id when there is one.
+// Which EVIDENCE_FOUND call awaits a grade after these calls (the
+// interceptor's steps 2-3, docs/specs/progress-protocol.md): a grade is
+// consumed by any call that got past the protocol checks; a protocol answer
+// names the pending id when there is one.
 std::optional<std::string> PendingAfter(const std::vector<CallRecord>& calls) {
   std::optional<std::string> pending;
   for (const auto& call : calls) {

@@ -1,4 +1,4 @@
-// The quotable texts of a model observation (CONTRACT.md section 4): an
+// The quotable texts of a model observation (docs/specs/release.md): an
 // evidence item's excerpt and title, an event's message, a cell's text (a
 // number in its JSON form). Used by the repair and the semantic guard, which
 // receive observations as JSON text inside their user message.

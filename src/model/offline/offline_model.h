@@ -1,5 +1,5 @@
 // OfflineModel: the built-in, deterministic player of every model component
-// (CONTRACT.md section 8, provider "offline"). No model server: the router,
+// (docs/model-endpoints.md, provider "offline"). No model server: the router,
 // system chat, knowledge answer, diagnosis agent, evidence repair and
 // semantic guard are played by fixed rules over the messages of each
 // request. It is never presented as an LLM: its label says so.

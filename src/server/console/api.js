@@ -1,4 +1,4 @@
-// The console's calls to the diagd API (CONTRACT.md sections 11 and 12.4):
+// The console's calls to the diagd API (docs/server.md):
 // a bearer token kept for the browser tab, asked for on a 401; the SSE
 // stream of a run read with fetch (EventSource can neither POST nor send a
 // header), resumed with Last-Event-ID after a drop, each event once.

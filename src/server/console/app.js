@@ -1,6 +1,6 @@
 // diagd console: ask a question and watch the investigation, read the
 // released result and check every quote, browse the history, and read one
-// run's whole story (CONTRACT.md 12.4). Plain ES modules, no framework, no
+// run's whole story (docs/console.md). Plain ES modules, no framework, no
 // build step. Every text that came from a user, a model or a tool is put
 // into the page as a text node (dom.js), never as HTML.
 import { h, clear } from "./dom.js";

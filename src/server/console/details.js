@@ -1,4 +1,4 @@
-// One run's whole story for an operator (CONTRACT.md sections 6 and 7):
+// One run's whole story for an operator (docs/run-store.md):
 // status and failure, stop reason, tokens by component and the ledger's
 // reconciliation, the release decision, the trace as a timeline picture
 // and as a table, and the raw record.

@@ -1,4 +1,4 @@
-// The released result (CONTRACT.md section 5): a diagnosis whose every
+// The released result (docs/specs/release.md): a diagnosis whose every
 // quote opens the observation it came from, a fallback in plain words, an
 // answer with its sources. Every text is a text node.
 import { h, clear } from "./dom.js";

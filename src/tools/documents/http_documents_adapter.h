@@ -1,4 +1,4 @@
-// The `http` backend of search_documents (CONTRACT.md section 9): POSTs
+// The `http` backend of search_documents (docs/configuration.md): POSTs
 // `{"query": "..."}` to an upstream retrieval service and projects its answer
 // (documents_tool's `ProjectUpstream`): only document_id, source, title,
 // breadcrumb and an excerpt pass on, plus a normalized relevance level.

@@ -1,5 +1,5 @@
 // How much a local documents index holds, read without changing it: for
-// `diagd check` (CONTRACT.md 12.3), which reports the sections indexed after
+// `diagd check` (docs/check.md), which reports the sections indexed after
 // bringing the index up to date (LocalDocumentsAdapter::Refresh).
 //
 // Thread safety: a pure function (it opens its own read-only database).

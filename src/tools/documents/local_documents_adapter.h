@@ -1,4 +1,4 @@
-// The `local` backend of search_documents (CONTRACT.md section 9): a Markdown
+// The `local` backend of search_documents (docs/configuration.md): a Markdown
 // tree searched per heading section with BM25 over title, headings and body,
 // Chinese and English alike. How it works: docs/documents-search.md.
 //

@@ -1,6 +1,5 @@
 // Splits a Markdown file into heading sections, the unit the local documents
-// backend indexes and cites (CONTRACT.md section 9: "searched per heading
-// section").
+// backend indexes and cites (docs/documents-search.md, "Sections").
 //
 // A section runs from one heading line to the next heading of any level; the
 // text before the first heading is a section of its own. Headings are ATX

@@ -1,5 +1,5 @@
 // Projects an upstream retrieval service's answer onto the canonical
-// documents result (CONTRACT.md section 9, the `http` documents backend):
+// documents result (docs/configuration.md, the `http` documents backend):
 // only `document_id`, `source`, `title`, `breadcrumb` and an excerpt pass on,
 // and a top-level `relevanceLevel` or `relevance_level` is normalized. Scores,
 // retrieval and rerank traces, context packs, fallback attempts, metadata and

@@ -1,6 +1,6 @@
 // What one log topic holds, read once from its file without touching any
 // index: the event count, the time range and the lines that are no event.
-// For `diagd check` (CONTRACT.md 12.3), which reports each topic before a
+// For `diagd check` (docs/check.md), which reports each topic before a
 // run ever queries it.
 //
 // Thread safety: a pure function (it reads the file system).

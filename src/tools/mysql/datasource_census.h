@@ -1,7 +1,7 @@
 // What one configured datasource answers when asked through the query_mysql
 // adapter, the same path a run's statements take: whether it is reachable,
 // whether it refuses a write, and how many tables and views it holds. For
-// `diagd check` (CONTRACT.md 12.3).
+// `diagd check` (docs/check.md).
 //
 // Two statements are sent: a count from the catalog (`sqlite_master`, or
 // `information_schema.TABLES` of the url's database), and a harmless write

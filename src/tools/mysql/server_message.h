@@ -1,5 +1,5 @@
 // Internal to the query_mysql backend: a data source's error text made fit
-// for the model (CONTRACT.md section 3: at most 200 chars, no host,
+// for the model (docs/specs/tool-contracts.md: at most 200 chars, no host,
 // credential or stack).
 //
 // Thread safety: pure functions.

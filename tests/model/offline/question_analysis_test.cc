@@ -119,8 +119,8 @@ std::string Repeat(std::string_view piece, std::size_t bytes) {
   return out;
 }
 
-// Issue 11: "why " + 2,000 letters, or "a1-" 700 times, overflowed a run's
-// 512 KiB stack when regular expressions read the question. Here they, and
+// "why " + 2,000 letters, or "a1-" 700 times, would overflow a run's 512 KiB
+// stack if regular expressions read the question. Here they, and
 // 100 KB of worse, run on a fiber with a quarter of that.
 TEST(AnalyzeQuestion, HostileQuestionsFitASmallFiberStack) {
   constexpr std::size_t kBytes = 100 * 1024;
