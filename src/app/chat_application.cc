@@ -59,32 +59,125 @@ harness::RunLimits RunLimitsFrom(const config::HarnessConfig& h) {
   return limits;
 }
 
+namespace {
+
+// How a route ended, for the run's record.
+struct RouteEnd {
+  RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};
+  std::optional<Error> error;  // the error the route ended on
+};
+
+// No answer can be released: the same safe fallback a diagnosis gets,
+// showing what was checked.
+void FailWithoutAnswer(const ChatDeps& deps, harness::RunContext& run, std::optional<Error> error,
+                       ChatResult& result, RouteEnd& end) {
+  result.release_outcome = release::ReleaseOutcome::kFallback;
+  auto snapshot = harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(),
+                                           deps.canonical_store, run.trace());
+  result.fallback = release::SafeFallbackFactory(deps.canonical_store, deps.language, {})
+                        .Build(run.run_id(), release::FallbackCode::kFailed, snapshot, {});
+  end.statuses = {"FAILED", "FAILED", std::nullopt};
+  end.error = std::move(error);
+}
+
+RouteEnd AnswerSystemChat(const ChatDeps& deps, harness::RunContext& run,
+                          harness::ModelInterceptor& models, const std::string& message,
+                          ChatResult& result) {
+  RouteEnd end;
+  auto answer = SystemChat(models, message, deps.language);
+  if (answer) {
+    result.release_outcome = release::ReleaseOutcome::kAnswer;
+    result.answer = std::move(*answer);
+  } else {
+    FailWithoutAnswer(deps, run, std::move(answer).error(), result, end);
+  }
+  return end;
+}
+
+RouteEnd AnswerKnowledge(const ChatDeps& deps, harness::RunContext& run,
+                         harness::ModelInterceptor& models, const std::string& message,
+                         ChatResult& result) {
+  RouteEnd end;
+  KnowledgeOutcome knowledge = AnswerFromDocuments(run, models, deps.boundary, message, deps.language);
+  result.process = knowledge.process;
+  if (knowledge.answer) {
+    result.release_outcome = release::ReleaseOutcome::kAnswer;
+    result.answer = std::move(knowledge.answer);
+  } else {
+    FailWithoutAnswer(deps, run, std::move(knowledge.failure), result, end);
+  }
+  return end;
+}
+
+RouteEnd Diagnose(const ChatDeps& deps, harness::RunContext& run, const std::string& message,
+                  const std::vector<ConversationTurn>& earlier, ChatObserver* observer,
+                  ChatResult& result, RunRecord& record) {
+  release::SubjectVocabulary subjects = deps.subjects;
+  for (auto& topic : deps.catalog.Topics()) subjects.topics.push_back(std::move(topic));
+  DiagnosisChatExecutor executor(
+      {deps.model, deps.catalog, deps.boundary, deps.canonical_store, deps.language,
+       deps.observation_limits, observer},
+      {deps.model, deps.canonical_store, deps.language, deps.observation_limits, {},
+       std::move(subjects)});
+  DiagnosisOutcome outcome = executor.Execute(run, message, History(earlier));
+  result.release_outcome = outcome.decision.outcome;
+  result.diagnosis = std::move(outcome.decision.diagnosis);
+  result.fallback = std::move(outcome.decision.fallback);
+  result.process = std::move(outcome.decision.process);
+  record.steps = std::move(outcome.steps);
+  record.observations = std::move(outcome.observations);
+  return {{outcome.status, outcome.internal_status, outcome.stop_reason},
+          std::move(outcome.failure)};
+}
+
+// Why the run ended as it did, in the record and in its fallback's
+// limitations: stopped by an operator, or failed for a named reason.
+void ExplainEnding(const ChatDeps& deps, harness::RunContext& run, RouteEnd& end,
+                   ChatResult& result, RunRecord& record) {
+  for (const auto& failed : run.ledger().Failures()) {
+    record.model_failures.push_back(
+        {model::ComponentName(failed.component), FailureReasonName(failed.reason)});
+  }
+  if (run.cancelled()) {
+    // Stopped by an operator, whatever the route: not a failure to explain.
+    end.statuses.internal_status = "STOPPED";
+    end.statuses.stop_reason = harness::StopReasonString(harness::StopReason::kCancelled);
+    if (result.fallback) {
+      result.fallback->limitations.push_back(release::CancelledSentence(deps.language));
+    }
+  } else if (end.statuses.status == "FAILED") {
+    FailureEvidence evidence{end.error ? &*end.error : nullptr, run.ledger().Failures(),
+                             &result.process, run.budget().TimeLeft().count() == 0};
+    if (auto failure = ExplainFailure(evidence)) {
+      record.failure_reason = FailureReasonName(failure->reason);
+      record.failure_detail = failure->detail;
+      if (result.fallback) {
+        result.fallback->limitations.push_back(FailureLimitation(*failure, deps.language));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
                                                   ChatObserver* watcher) const {
   // Every callback goes through the recorder, which numbers the run's
   // events for the record and passes them on to the watcher.
   RunEventRecorder events(watcher);
-  ChatObserver* observer = &events;
   ChatResult result;
   result.run_id = NewId(deps_.clock);
   bool follow_up = request.conversation_id.has_value();
   result.conversation_id = follow_up ? *request.conversation_id : NewId(deps_.clock);
   harness::RunContext run(result.run_id, deps_.limits, deps_.clock, request.cancel);
 
-  RunRecord record;
-  record.run_id = result.run_id;
-  record.conversation_id = result.conversation_id;
-  record.question = request.message;
-  record.status = record.internal_status = "RUNNING";
-  record.created_at = deps_.clock.Now();
-  record.instance_id = deps_.instance_id;
-  record.lease_until = record.created_at + deps_.lease;
+  RunRecord record = NewRecord(request, result);
   std::vector<ConversationTurn> earlier;
   if (follow_up) {
     auto turns = deps_.runs.RecentTurns(result.conversation_id, kHistoryTurns);
     if (turns) earlier = std::move(*turns);
   }
-  observer->OnRunStarted(result.run_id, result.conversation_id);
+  events.OnRunStarted(result.run_id, result.conversation_id);
   // Stored before routing (route still empty), so the run can be read back,
   // and abandoned, from its `run` event on.
   if (auto created = deps_.runs.CreateRun(record); !created) {
@@ -93,103 +186,62 @@ Result<ChatResult> ChatApplicationUseCase::Handle(const ChatRequest& request,
                      created.error().message};
   }
 
+  result.route = ChooseRoute(request, run);
+  record.route = RouteString(result.route);
+  harness::ModelInterceptor models(deps_.model, run.budget(), run.ledger(), run.trace());
+  events.OnRouted(result.route);
+  RouteEnd end;
+  switch (result.route) {
+    case Route::kSystemChat:
+      end = AnswerSystemChat(deps_, run, models, request.message, result);
+      break;
+    case Route::kKnowledge:
+      end = AnswerKnowledge(deps_, run, models, request.message, result);
+      break;
+    case Route::kDiagnosis:
+      end = Diagnose(deps_, run, request.message, earlier, &events, result, record);
+      break;
+  }
+  ExplainEnding(deps_, run, end, result, record);
+  run.RecordRunFinished(end.statuses.status, end.statuses.internal_status);
+  record.status = end.statuses.status;
+  record.internal_status = end.statuses.internal_status;
+  record.stop_reason = end.statuses.stop_reason;
+  return Finish(request, run, std::move(record), std::move(result), events);
+}
+
+RunRecord ChatApplicationUseCase::NewRecord(const ChatRequest& request,
+                                            const ChatResult& result) const {
+  RunRecord record;
+  record.run_id = result.run_id;
+  record.conversation_id = result.conversation_id;
+  record.question = request.message;
+  record.status = record.internal_status = "RUNNING";
+  record.created_at = deps_.clock.Now();
+  record.instance_id = deps_.instance_id;
+  record.lease_until = record.created_at + deps_.lease;
+  return record;
+}
+
+Route ChatApplicationUseCase::ChooseRoute(const ChatRequest& request,
+                                          harness::RunContext& run) const {
   HeldTrace router_trace;
+  Route route = Route::kDiagnosis;
   if (request.route) {
-    result.route = *request.route;
+    route = *request.route;
   } else {
     harness::ModelInterceptor router(deps_.model, run.budget(), run.ledger(), router_trace);
-    result.route = RouteQuestion(router, request.message, deps_.language);
+    route = RouteQuestion(router, request.message, deps_.language);
   }
-  record.route = RouteString(result.route);
-  run.trace().Record(harness::TraceEventType::kRunStarted, {{"route", record.route}});
+  run.trace().Record(harness::TraceEventType::kRunStarted, {{"route", RouteString(route)}});
   router_trace.ReplayInto(run.trace());
-  harness::ModelInterceptor models(deps_.model, run.budget(), run.ledger(), run.trace());
-  observer->OnRouted(result.route);
+  return route;
+}
 
-  RunStatuses statuses{"SUCCEEDED", "COMPLETED", std::nullopt};
-  std::optional<Error> route_error;  // the error the route ended on
-  // No answer can be released: the same safe fallback a diagnosis gets,
-  // showing what was checked.
-  auto fail_without_answer = [&] {
-    result.release_outcome = release::ReleaseOutcome::kFallback;
-    auto snapshot = harness::ProjectProgress(run.run_id(), run.tracker().Snapshot(),
-                                             deps_.canonical_store, run.trace());
-    result.fallback = release::SafeFallbackFactory(deps_.canonical_store, deps_.language, {})
-                          .Build(run.run_id(), release::FallbackCode::kFailed, snapshot, {});
-    statuses = {"FAILED", "FAILED", std::nullopt};
-  };
-  switch (result.route) {
-    case Route::kSystemChat: {
-      auto answer = SystemChat(models, request.message, deps_.language);
-      if (answer) {
-        result.release_outcome = release::ReleaseOutcome::kAnswer;
-        result.answer = std::move(*answer);
-      } else {
-        route_error = std::move(answer).error();
-        fail_without_answer();
-      }
-      break;
-    }
-    case Route::kKnowledge: {
-      KnowledgeOutcome knowledge =
-          AnswerFromDocuments(run, models, deps_.boundary, request.message, deps_.language);
-      result.process = knowledge.process;
-      if (knowledge.answer) {
-        result.release_outcome = release::ReleaseOutcome::kAnswer;
-        result.answer = std::move(knowledge.answer);
-      } else {
-        route_error = std::move(knowledge.failure);
-        fail_without_answer();
-      }
-      break;
-    }
-    case Route::kDiagnosis: {
-      release::SubjectVocabulary subjects = deps_.subjects;
-      for (auto& topic : deps_.catalog.Topics()) subjects.topics.push_back(std::move(topic));
-      DiagnosisChatExecutor executor(
-          {deps_.model, deps_.catalog, deps_.boundary, deps_.canonical_store, deps_.language,
-           deps_.observation_limits, observer},
-          {deps_.model, deps_.canonical_store, deps_.language, deps_.observation_limits, {},
-           std::move(subjects)});
-      DiagnosisOutcome outcome = executor.Execute(run, request.message, History(earlier));
-      statuses = {outcome.status, outcome.internal_status, outcome.stop_reason};
-      result.release_outcome = outcome.decision.outcome;
-      result.diagnosis = std::move(outcome.decision.diagnosis);
-      result.fallback = std::move(outcome.decision.fallback);
-      result.process = std::move(outcome.decision.process);
-      record.steps = std::move(outcome.steps);
-      record.observations = std::move(outcome.observations);
-      route_error = std::move(outcome.failure);
-      break;
-    }
-  }
-  for (const auto& failed : run.ledger().Failures()) {
-    record.model_failures.push_back(
-        {model::ComponentName(failed.component), FailureReasonName(failed.reason)});
-  }
-  if (run.cancelled()) {
-    // Stopped by an operator, whatever the route: not a failure to explain.
-    statuses.internal_status = "STOPPED";
-    statuses.stop_reason = harness::StopReasonString(harness::StopReason::kCancelled);
-    if (result.fallback) {
-      result.fallback->limitations.push_back(release::CancelledSentence(deps_.language));
-    }
-  } else if (statuses.status == "FAILED") {
-    FailureEvidence evidence{route_error ? &*route_error : nullptr, run.ledger().Failures(),
-                             &result.process, run.budget().TimeLeft().count() == 0};
-    if (auto failure = ExplainFailure(evidence)) {
-      record.failure_reason = FailureReasonName(failure->reason);
-      record.failure_detail = failure->detail;
-      if (result.fallback) {
-        result.fallback->limitations.push_back(FailureLimitation(*failure, deps_.language));
-      }
-    }
-  }
-
-  run.RecordRunFinished(statuses.status, statuses.internal_status);
-  record.status = statuses.status;
-  record.internal_status = statuses.internal_status;
-  record.stop_reason = statuses.stop_reason;
+Result<ChatResult> ChatApplicationUseCase::Finish(const ChatRequest& request,
+                                                  harness::RunContext& run, RunRecord record,
+                                                  ChatResult result,
+                                                  RunEventRecorder& events) const {
   record.release_outcome = release::ReleaseOutcomeString(result.release_outcome);
   if (result.fallback) record.fallback_code = release::FallbackCodeString(result.fallback->code);
   record.total_token_count = run.budget().Usage().total_tokens;

@@ -28,6 +28,8 @@
 
 namespace diagd::app {
 
+class RunEventRecorder;
+
 struct ChatRequest {
   std::string message;
   std::optional<std::string> conversation_id;  // a follow-up in an earlier conversation
@@ -72,6 +74,14 @@ class ChatApplicationUseCase {
   Result<ChatResult> Handle(const ChatRequest& request, ChatObserver* observer = nullptr) const;
 
  private:
+  RunRecord NewRecord(const ChatRequest& request, const ChatResult& result) const;
+  // The asked route, or the router's; records RUN_STARTED, then the
+  // router's model call.
+  Route ChooseRoute(const ChatRequest& request, harness::RunContext& run) const;
+  // Stores the finished run, then shows its result: the end of every route.
+  Result<ChatResult> Finish(const ChatRequest& request, harness::RunContext& run,
+                            RunRecord record, ChatResult result, RunEventRecorder& events) const;
+
   ChatDeps deps_;
 };
 
