@@ -1,12 +1,14 @@
 // server::ParseChatRequest: the body of POST /api/v1/chat, from any client.
 //
-// Checks: an accepted request has a non-blank message, a conversation id of
-// 1 to kMaxConversationIdChars printable ASCII bytes, and written back as
+// Checks: an accepted request has a non-blank message that every run store
+// keeps whole (UTF-8 without NUL), a conversation id of 1 to
+// kMaxConversationIdChars printable ASCII bytes, and written back as
 // JSON it parses to the same request. A refusal is a 400 INVALID_JSON or
 // INVALID_REQUEST whose answer body is valid JSON (and so valid UTF-8).
 #include <boost/json.hpp>
 #include <variant>
 
+#include "app/run_store.h"
 #include "core/json.h"
 #include "core/text.h"
 #include "fuzz/fuzz_check.h"
@@ -48,6 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const ChatRequest& request = std::get<ChatRequest>(parsed);
   FUZZ_CHECK(!diagd::text::IsBlank(request.message));
+  FUZZ_CHECK(diagd::app::IsStorableText(request.message));  // no NUL: kept whole by every store
   if (request.conversation_id) {
     const std::string& id = *request.conversation_id;
     FUZZ_CHECK(!id.empty() && id.size() <= diagd::server::kMaxConversationIdChars);

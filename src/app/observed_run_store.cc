@@ -110,9 +110,8 @@ Result<std::vector<RunSummary>> ObservedRunStore::ListRuns(int limit) {
 Result<RunPage> ObservedRunStore::ListRunPage(const RunQuery& query) {
   return Observe([&] { return store_->ListRunPage(query); });
 }
-Result<std::vector<RunSummary>> ObservedRunStore::ConversationRuns(
-    const std::string& conversation_id) {
-  return Observe([&] { return store_->ConversationRuns(conversation_id); });
+Result<RunPage> ObservedRunStore::ConversationPage(const ConversationQuery& query) {
+  return Observe([&] { return store_->ConversationPage(query); });
 }
 Result<std::optional<std::string>> ObservedRunStore::GetObservation(
     const std::string& run_id, const std::string& tool_call_id) {

@@ -58,7 +58,7 @@ class ObservedRunStore final : public RunStore {
                                           std::int64_t after_id) override;
   Result<std::vector<RunSummary>> ListRuns(int limit) override;
   Result<RunPage> ListRunPage(const RunQuery& query) override;
-  Result<std::vector<RunSummary>> ConversationRuns(const std::string& conversation_id) override;
+  Result<RunPage> ConversationPage(const ConversationQuery& query) override;
   Result<std::optional<std::string>> GetObservation(const std::string& run_id,
                                                     const std::string& tool_call_id) override;
   Result<std::int64_t> PurgeObservations(WallTime before) override;

@@ -129,7 +129,8 @@ std::string RunListJson(const std::vector<RunSummary>& runs,
 }
 
 std::string ConversationJson(const std::string& conversation_id,
-                             const std::vector<RunSummary>& runs) {
+                             const std::vector<RunSummary>& runs,
+                             const std::optional<std::string>& next) {
   JsonWriter w;
   w.BeginObject().Key("conversation_id").String(conversation_id).Key("runs").BeginArray();
   for (const auto& run : runs) {
@@ -140,7 +141,9 @@ std::string ConversationJson(const std::string& conversation_id,
     OptionalString(run.release_outcome, w);
     w.Key("created_at").String(FormatRfc3339Millis(run.created_at)).EndObject();
   }
-  w.EndArray().EndObject();
+  w.EndArray().Key("next");
+  OptionalString(next, w);
+  w.EndObject();
   return w.Take();
 }
 

@@ -20,8 +20,10 @@ std::string RunRecordJson(const RunRecord& run);
 std::string RunListJson(const std::vector<RunSummary>& runs,
                         const std::optional<std::string>& next = std::nullopt);
 // {"conversation_id", "runs": [{run_id, question, route, release_outcome,
-// created_at}]}, the runs in the order given (oldest first).
+// created_at}], "next": cursor or null}, the runs in the order given
+// (oldest first), each with its whole question.
 std::string ConversationJson(const std::string& conversation_id,
-                             const std::vector<RunSummary>& runs);
+                             const std::vector<RunSummary>& runs,
+                             const std::optional<std::string>& next = std::nullopt);
 
 }  // namespace diagd::app

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/run_events.h"
@@ -19,6 +20,12 @@
 #include "harness/trace.h"
 
 namespace diagd::app {
+
+// The text every run store keeps exactly as given: well-formed UTF-8
+// without NUL (PostgreSQL's text can hold neither an invalid byte nor a
+// NUL). Text from outside that a store keeps or looks up (a question, an
+// id, a search) is held to it where it comes in.
+bool IsStorableText(std::string_view text);
 
 // A model call of the run that got no usable answer (after its retries).
 struct ModelFailure {
@@ -113,6 +120,17 @@ struct RunPage {
   std::optional<RunCursor> next;  // the last run's, when more may follow
 };
 
+// A page of one conversation's runs, oldest first (ties by run id,
+// ascending). A page holds at most `limit` runs and, past its first run, no
+// more question bytes in all than `max_question_bytes`: a conversation of
+// long follow-ups is read a bounded piece at a time, whatever the limit.
+struct ConversationQuery {
+  std::string conversation_id;
+  int limit = 20;                  // 1..200
+  std::optional<RunCursor> after;  // only runs after this one in the order
+  std::int64_t max_question_bytes = 1 << 20;
+};
+
 // A run the server gave up on (AbandonRun).
 struct AbandonedRun {
   std::string run_id;
@@ -179,8 +197,9 @@ class RunStore {
   // One page of the runs `query` selects, newest first; INVALID_ARGUMENT
   // for a limit outside 1..200.
   virtual Result<RunPage> ListRunPage(const RunQuery& query) = 0;
-  // The runs of one conversation, oldest first (none for an unknown one).
-  virtual Result<std::vector<RunSummary>> ConversationRuns(const std::string& conversation_id) = 0;
+  // One page of a conversation's runs (none for an unknown one);
+  // INVALID_ARGUMENT for a limit outside 1..200.
+  virtual Result<RunPage> ConversationPage(const ConversationQuery& query) = 0;
   // The stored observation of one tool call of the run; empty when there
   // is none (unknown, a rejected request, or purged).
   virtual Result<std::optional<std::string>> GetObservation(const std::string& run_id,

@@ -2,14 +2,18 @@
 
 #include <boost/json.hpp>
 
+#include "app/run_store.h"
 #include "core/text.h"
 
 namespace diagd::server {
 namespace {
 
 // Conversation ids end up in logs and URLs: printable ASCII, no spaces.
+// In a URL the id is percent-encoded, which every character survives but
+// "." and "..": clients resolve those as dot segments, so the id could
+// never be read back (GET /api/v1/conversations/{id}).
 bool IsPlainId(std::string_view id) {
-  if (id.empty() || id.size() > kMaxConversationIdChars) return false;
+  if (id.empty() || id.size() > kMaxConversationIdChars || id == "." || id == "..") return false;
   for (char c : id) {
     if (c <= ' ' || c > '~') return false;
   }
@@ -46,6 +50,11 @@ std::variant<app::ChatRequest, ApiError> ParseChatRequest(std::string_view body)
   if (!message->value().is_string()) return InvalidRequest("message must be a string");
   request.message = std::string(message->value().as_string());
   if (text::IsBlank(request.message)) return InvalidRequest("message is empty");
+  // JSON may carry a NUL (\u0000) that no store keeps; the question is
+  // refused rather than stored cut short.
+  if (!app::IsStorableText(request.message)) {
+    return InvalidRequest("message must be UTF-8 text without NUL (\\u0000)");
+  }
 
   auto conversation = OptionalString(object, "conversation_id");
   if (auto* error = std::get_if<ApiError>(&conversation)) return *error;
@@ -53,7 +62,7 @@ std::variant<app::ChatRequest, ApiError> ParseChatRequest(std::string_view body)
   if (request.conversation_id && !IsPlainId(*request.conversation_id)) {
     return InvalidRequest("conversation_id must be 1 to " +
                           std::to_string(kMaxConversationIdChars) +
-                          " printable ASCII characters without spaces");
+                          " printable ASCII characters without spaces, not . or ..");
   }
   auto route = OptionalString(object, "route");
   if (auto* error = std::get_if<ApiError>(&route)) return *error;

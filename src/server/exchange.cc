@@ -6,6 +6,21 @@ namespace diagd::server {
 namespace {
 
 constexpr auto kWriteTimeout = std::chrono::seconds(30);  // a client that stops reading
+// An answer at least this large counts for the heap's return (ServerSetup::
+// heap_quiet): a page of a conversation, a long run record, a big list.
+// Small answers (health checks, refusals) would only keep pushing it back.
+constexpr std::size_t kLargeAnswerBytes = 64 * 1024;
+
+// (Re)starts the wait after which the heap's free pages go back: reads
+// run on the store threads, not on run fibers, so the executor's own
+// return after runs never sees them.
+void NoteLargeAnswer(Server::Impl& server) {
+  server.heap_quiet_timer.expires_after(server.heap_quiet);
+  server.heap_quiet_timer.async_wait([&server](beast::error_code ec) {
+    if (ec) return;  // pushed back by a later answer, or shutting down
+    asio::post(server.store_calls, [&server] { server.return_free_heap(); });
+  });
+}
 
 constexpr std::string_view kSseHeader =
     "HTTP/1.1 200 OK\r\n"
@@ -61,7 +76,11 @@ asio::awaitable<bool> Exchange::Reply(Response response, bool close) {
   server.metrics.RecordHttpRequest(route, static_cast<int>(response.result_int()));
   bool keep_alive = request.keep_alive() && !close;
   bool head_only = request.method() == http::verb::head;
-  co_return co_await Send(stream, std::move(response), keep_alive, head_only);
+  bool large = response.body().size() >= kLargeAnswerBytes;
+  bool sent = co_await Send(stream, std::move(response), keep_alive, head_only);
+  // After the send: the answer's memory is free by the time the wait ends.
+  if (large) NoteLargeAnswer(server);
+  co_return sent;
 }
 
 asio::awaitable<bool> Exchange::Fail(ApiError error) {

@@ -47,14 +47,15 @@ struct Exchange {
 
 // The routes answered from runs (run_routes.cc): POST /api/v1/chat, GET
 // /api/v1/runs, /api/v1/runs/{id} and /api/v1/runs/{id}/events; and those
-// of docs/console.md (run_console_routes.cc): a conversation's runs, a
+// of docs/console.md (run_console_routes.cc): a page of a conversation's runs, a
 // tool call's observation, and POST /api/v1/runs/{id}/cancel. Each returns
 // false when the connection must close.
 asio::awaitable<bool> Chat(Exchange& ex);
 asio::awaitable<bool> RunList(Exchange& ex, std::string_view query);
 asio::awaitable<bool> RunRecord(Exchange& ex, const std::string& run_id);
 asio::awaitable<bool> RunEvents(Exchange& ex, const std::string& run_id);
-asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id);
+asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id,
+                                   std::string_view query);
 asio::awaitable<bool> Observation(Exchange& ex, const std::string& run_id,
                                   const std::string& tool_call_id);
 asio::awaitable<bool> CancelRun(Exchange& ex, const std::string& run_id);

@@ -12,6 +12,7 @@
 
 #include "server/exchange.h"
 #include "server/request_framing.h"
+#include "server/request_text.h"
 
 namespace diagd::server {
 namespace {
@@ -77,24 +78,34 @@ struct Route {
   bool open = false;   // answered without a token (/healthz, the console)
 };
 
+// An id in the path: one segment, percent-decoded (a client encodes an id
+// with `/ ? # %` in it), or nothing when it is empty or names nothing a
+// store can hold (request_text.h): no route, so 404.
+std::optional<std::string> PathId(std::string_view segment) {
+  if (segment.empty() || segment.find('/') != std::string_view::npos) return std::nullopt;
+  std::optional<std::string> id = DecodePathSegment(segment);
+  if (!id || id->empty()) return std::nullopt;
+  return id;
+}
+
 // "/api/v1/runs/{id}" and its sub-routes.
 std::optional<Route> MatchRunRoute(std::string_view rest) {
-  std::string_view id = rest.substr(0, rest.find('/'));
-  if (id.empty()) return std::nullopt;
-  std::string_view tail = rest.substr(id.size());
-  if (tail.empty()) return Route{"/api/v1/runs/{id}", http::verb::get, std::string(id)};
+  std::optional<std::string> id = PathId(rest.substr(0, rest.find('/')));
+  if (!id) return std::nullopt;
+  std::string_view tail = rest.substr(std::min(rest.find('/'), rest.size()));
+  if (tail.empty()) return Route{"/api/v1/runs/{id}", http::verb::get, std::move(*id)};
   if (tail == "/events") {
-    return Route{"/api/v1/runs/{id}/events", http::verb::get, std::string(id)};
+    return Route{"/api/v1/runs/{id}/events", http::verb::get, std::move(*id)};
   }
   if (tail == "/cancel") {
-    return Route{"/api/v1/runs/{id}/cancel", http::verb::post, std::string(id)};
+    return Route{"/api/v1/runs/{id}/cancel", http::verb::post, std::move(*id)};
   }
   constexpr std::string_view kObservations = "/observations/";
   if (!tail.starts_with(kObservations)) return std::nullopt;
-  std::string_view call = tail.substr(kObservations.size());
-  if (call.empty() || call.find('/') != std::string_view::npos) return std::nullopt;
+  std::optional<std::string> call = PathId(tail.substr(kObservations.size()));
+  if (!call) return std::nullopt;
   return Route{"/api/v1/runs/{id}/observations/{tool_call_id}", http::verb::get,
-               std::string(id), std::string(call)};
+               std::move(*id), std::move(*call)};
 }
 
 std::optional<Route> MatchRoute(std::string_view path) {
@@ -109,9 +120,9 @@ std::optional<Route> MatchRoute(std::string_view path) {
   if (path == "/api/v1/runs") return Route{"/api/v1/runs", http::verb::get};
   constexpr std::string_view kConversations = "/api/v1/conversations/";
   if (path.starts_with(kConversations)) {
-    std::string_view id = path.substr(kConversations.size());
-    if (id.empty() || id.find('/') != std::string_view::npos) return std::nullopt;
-    return Route{"/api/v1/conversations/{id}", http::verb::get, std::string(id)};
+    std::optional<std::string> id = PathId(path.substr(kConversations.size()));
+    if (!id) return std::nullopt;
+    return Route{"/api/v1/conversations/{id}", http::verb::get, std::move(*id)};
   }
   constexpr std::string_view kRuns = "/api/v1/runs/";
   if (!path.starts_with(kRuns)) return std::nullopt;
@@ -159,7 +170,9 @@ asio::awaitable<bool> Dispatch(Server::Impl& server, beast::tcp_stream& stream,
   }
   if (pattern == "/api/v1/chat") co_return co_await Chat(ex);
   if (pattern == "/api/v1/runs") co_return co_await RunList(ex, query);
-  if (pattern == "/api/v1/conversations/{id}") co_return co_await Conversation(ex, route->id);
+  if (pattern == "/api/v1/conversations/{id}") {
+    co_return co_await Conversation(ex, route->id, query);
+  }
   if (pattern == "/api/v1/runs/{id}") co_return co_await RunRecord(ex, route->id);
   if (pattern == "/api/v1/runs/{id}/cancel") co_return co_await CancelRun(ex, route->id);
   if (pattern == "/api/v1/runs/{id}/observations/{tool_call_id}") {

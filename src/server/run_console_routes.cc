@@ -1,22 +1,28 @@
-// The routes of docs/console.md beside the run list (exchange.h): a
-// conversation's runs, a tool call's stored observation, and the cancel of
+// The routes of docs/console.md beside the run list (exchange.h): a page
+// of a conversation's runs, a tool call's stored observation, and the cancel of
 // a run executing here. Store calls run off the io thread (OffIoThread).
 #include "app/run_record_json.h"
 #include "core/json_writer.h"
 #include "server/exchange.h"
+#include "server/page_query.h"
 
 namespace diagd::server {
 
-asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id) {
+asio::awaitable<bool> Conversation(Exchange& ex, const std::string& conversation_id,
+                                   std::string_view query) {
+  auto parsed = ParseConversationQuery(conversation_id, query);
+  if (auto* error = std::get_if<ApiError>(&parsed)) co_return co_await ex.Fail(*error);
+  const app::ConversationQuery& page_query = std::get<app::ConversationQuery>(parsed);
   app::RunStore& runs = *ex.server.service.runs;
-  auto found = co_await OffIoThread(ex.server,
-                                    [&] { return runs.ConversationRuns(conversation_id); });
-  if (!found) co_return co_await StoreFailed(ex);
-  if (found->empty()) {
+  auto page = co_await OffIoThread(ex.server, [&] { return runs.ConversationPage(page_query); });
+  if (!page) co_return co_await StoreFailed(ex);
+  if (page->runs.empty() && !page_query.after) {
     ApiError error = NotFound("no such conversation");
     co_return co_await ex.Fail(error);
   }
-  Response response = JsonResponse(200, app::ConversationJson(conversation_id, *found));
+  std::optional<std::string> next;
+  if (page->next) next = EncodeRunCursor(*page->next);
+  Response response = JsonResponse(200, app::ConversationJson(conversation_id, page->runs, next));
   co_return co_await ex.Reply(std::move(response));
 }
 

@@ -9,7 +9,7 @@
 #include "core/json_writer.h"
 #include "server/chat_request.h"
 #include "server/exchange.h"
-#include "server/run_list_query.h"
+#include "server/page_query.h"
 #include "server/sse.h"
 
 namespace diagd::server {

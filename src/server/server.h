@@ -5,11 +5,15 @@
 // Thread safety: Run() on one thread; Shutdown() and port() from any.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 
 #include "app/run_bus.h"
 #include "config/config.h"
+#include "core/heap.h"
 #include "core/result.h"
+#include "server/run_executor.h"
 #include "server/server_log.h"
 #include "wiring/chat_service.h"
 
@@ -24,6 +28,13 @@ struct ServerSetup {
   // about runs; the server starts and stops its subscription. Borrowed, and
   // null for one instance alone.
   app::RunBus* bus = nullptr;
+  // A large answer (a page of long questions, a long record) leaves its
+  // memory among the heap's free pages; once the server has sent none for
+  // `heap_quiet`, those go back to the system (`return_free_heap`), as
+  // they do after runs (RunExecutor::kTrimHeapAfterIdle). Tests shorten
+  // the wait and count the calls.
+  std::chrono::milliseconds heap_quiet = RunExecutor::kTrimHeapAfterIdle;
+  std::function<void()> return_free_heap = core::ReturnFreeHeap;
 };
 
 class Server {

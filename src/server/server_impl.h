@@ -41,6 +41,8 @@ struct Server::Impl {
         executor(setup.config.max_concurrent_runs, setup.config.max_queued_runs),
         upkeep(setup.service, setup.log, setup.bus),
         acceptor(io),
+        heap_quiet(setup.heap_quiet),
+        return_free_heap(setup.return_free_heap),
         bus(setup.bus) {}
   // The bus calls into this state from its thread: it is stopped first.
   ~Impl() {
@@ -63,6 +65,12 @@ struct Server::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor;
   int port = 0;
+
+  // Waits out `heap_quiet` after the last large answer (NoteLargeAnswer,
+  // exchange.cc), then gives the heap's free pages back on a store thread.
+  const std::chrono::milliseconds heap_quiet;
+  const std::function<void()> return_free_heap;
+  asio::steady_timer heap_quiet_timer{io};
 
   std::atomic<bool> shutting_down{false};
   std::atomic<bool> grace_cut{false};  // a second signal: abandon without waiting

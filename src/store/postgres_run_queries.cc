@@ -1,6 +1,6 @@
 // The PostgreSQL run store's reads for the web console's API
 // (docs/server.md), as sqlite_run_queries.cc: the filtered, cursor-paged run list, a
-// conversation's runs, a tool call's stored observation, and the purge of
+// conversation's paged runs, a tool call's stored observation, and the purge of
 // old observations. Every value is bound; the LIKE pattern escapes its
 // metacharacters, so user text is never SQL.
 #include <string>
@@ -116,14 +116,26 @@ Result<app::RunPage> PostgresRunStore::ListRunPage(const app::RunQuery& query) {
   return PageOfRuns(std::move(*runs), query.limit);
 }
 
-Result<std::vector<app::RunSummary>> PostgresRunStore::ConversationRuns(
-    const std::string& conversation_id) {
-  std::string sql =
-      std::string(kSummaryColumns) + "WHERE conversation_id = $1 ORDER BY created_at, run_id";
-  return ReadWithRetry(*pool_, [&](PgConn& conn) -> Result<std::vector<app::RunSummary>> {
-    auto rows = conn.Query(sql.c_str(), PgParams().Text(conversation_id), "read conversation runs");
+Result<app::RunPage> PostgresRunStore::ConversationPage(const app::ConversationQuery& query) {
+  if (query.limit < 1 || query.limit > kMaxListLimit) {
+    return Error::InvalidArgument("run store: the page limit must be between 1 and " +
+                                  std::to_string(kMaxListLimit));
+  }
+  std::string sql = ConversationPageSql(true, query.after.has_value());
+  PgParams params;
+  params.Text(query.conversation_id)
+      .Int(static_cast<std::int64_t>(query.limit) + 1)
+      .Int(query.max_question_bytes);
+  if (query.after) {
+    params.Text(FormatRfc3339Millis(query.after->created_at)).Text(query.after->run_id);
+  }
+  return ReadWithRetry(*pool_, [&](PgConn& conn) -> Result<app::RunPage> {
+    auto rows = conn.Query(sql.c_str(), params, "read conversation runs");
     if (!rows) return rows.error();
-    return ReadSummaries(*rows);
+    Result<std::vector<app::RunSummary>> runs = ReadSummaries(*rows);
+    if (!runs) return runs.error();
+    std::int64_t candidates = rows->size() > 0 ? rows->Int(0, 9) : 0;
+    return PageOfConversation(std::move(*runs), candidates, query.limit);
   });
 }
 

@@ -306,6 +306,40 @@ app::RunPage PageOfRuns(std::vector<app::RunSummary> runs, int limit) {
   return page;
 }
 
+app::RunPage PageOfConversation(std::vector<app::RunSummary> fitting, std::int64_t candidates,
+                                int limit) {
+  bool cut = static_cast<std::int64_t>(fitting.size()) < candidates;
+  app::RunPage page = PageOfRuns(std::move(fitting), limit);
+  if (cut && !page.runs.empty() && !page.next) {
+    page.next = app::RunCursor{page.runs.back().created_at, page.runs.back().run_id};
+  }
+  return page;
+}
+
+std::string ConversationPageSql(bool postgres, bool after) {
+  // The candidates (the next limit + 1 runs) are found with their question
+  // lengths only; the questions themselves are read for the runs that fit,
+  // so a page of long follow-ups never holds more than its budget (and its
+  // first question) in memory. The cursor's test is left out of the first
+  // page: PostgreSQL cannot type a parameter that is only tested for null.
+  auto p = [postgres](int n) { return (postgres ? "$" : "?") + std::to_string(n); };
+  std::string length = postgres ? "coalesce(octet_length(question), 0)"
+                                : "coalesce(length(CAST(question AS BLOB)), 0)";
+  std::string cursor = after ? " AND (created_at, run_id) > (" + p(4) + ", " + p(5) + ")" : "";
+  return "WITH candidate AS ("
+         "SELECT run_id, created_at, " + length + " AS bytes FROM diagnosis_run "
+         "WHERE conversation_id = " + p(1) + cursor +
+         " ORDER BY created_at, run_id LIMIT " + p(2) + "), "
+         "page AS (SELECT run_id, "
+         "sum(bytes) OVER (ORDER BY created_at, run_id) AS through, "
+         "row_number() OVER (ORDER BY created_at, run_id) AS position, "
+         "count(*) OVER () AS candidates FROM candidate) "
+         "SELECT run_id, conversation_id, route, status, release_outcome, fallback_code, "
+         "created_at, finished_at, coalesce(question, ''), candidates "
+         "FROM diagnosis_run JOIN page USING (run_id) "
+         "WHERE position = 1 OR through <= " + p(3) + " ORDER BY created_at, run_id";
+}
+
 Result<EncodedChildren> EncodeChildren(const app::RunRecord& run) {
   EncodedChildren encoded;
   encoded.step_ids.reserve(run.steps.size());

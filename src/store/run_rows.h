@@ -45,6 +45,18 @@ Status ValidateTurns(const std::string& conversation_id,
 // more than the page: is there a next one?), with the cursor after it.
 app::RunPage PageOfRuns(std::vector<app::RunSummary> runs, int limit);
 
+// A page of a conversation from the rows its query read: the first
+// `limit` + 1 runs after the cursor (`candidates` of them), cut where their
+// questions pass the byte budget (the first always in); more follow when
+// the page is cut, or when it read more than `limit`.
+app::RunPage PageOfConversation(std::vector<app::RunSummary> fitting, std::int64_t candidates,
+                                int limit);
+// The statement behind it, for SQLite or PostgreSQL (their placeholders
+// and byte length differ): parameters the conversation id, `limit` + 1,
+// the byte budget and, `after` a cursor, its time and run id; it reads the
+// summary columns, then the count of candidates.
+std::string ConversationPageSql(bool postgres, bool after);
+
 // Inserts the run's row (or, with `replace`, inserts or replaces it), then
 // replaces its steps and trace. FAILED_PRECONDITION when inserting a run
 // that exists.

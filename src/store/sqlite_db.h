@@ -89,8 +89,10 @@ class SqliteDb {
   // Never pass text built from data: use Prepare and Bind for that.
   Status Exec(const char* sql, std::string_view operation);
 
-  // A statement for the constant `sql`, prepared once and cached. At most
-  // one Statement per SQL text may be alive at a time.
+  // A statement for the constant `sql`, prepared once and cached by its
+  // address: `sql` must live as long as this connection (a literal, or a
+  // static), never a text built per call. At most one Statement per SQL
+  // text may be alive at a time.
   Result<Statement> Prepare(const char* sql, std::string_view operation);
 
   // The primary result code of the last failure on this connection.

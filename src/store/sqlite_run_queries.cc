@@ -1,5 +1,5 @@
 // The SQLite run store's reads for the web console's API
-// (docs/server.md): the filtered, cursor-paged run list, a conversation's runs, a tool
+// (docs/server.md): the filtered, cursor-paged run list, a conversation's paged runs, a tool
 // call's stored observation, and the purge of old observations. Every value
 // is bound; the LIKE pattern escapes its metacharacters, so user text is
 // never SQL.
@@ -70,13 +70,17 @@ Result<app::RunPage> SqliteRunStore::ListRunPage(const app::RunQuery& query) {
   // An empty filter is an unbound test that is always true, so the one
   // statement serves every combination (and the planner still takes the
   // index of the filter that is set).
-  std::string sql = std::string(kSummaryColumns) +
-                    "WHERE (?1 IS NULL OR (created_at, run_id) < (?1, ?2)) "
-                    "AND (?3 IS NULL OR route = ?3) "
-                    "AND (?4 IS NULL OR release_outcome = ?4) "
-                    "AND (?5 IS NULL OR status = ?5) "
-                    "AND (?6 IS NULL OR question LIKE ?6 ESCAPE '\\') "
-                    "ORDER BY created_at DESC, run_id DESC LIMIT ?7";
+  // Static: the statement cache is keyed by the text's address
+  // (SqliteDb::Prepare), so a text built per call would be a new statement
+  // each time, kept for good.
+  static const std::string sql =
+      std::string(kSummaryColumns) +
+      "WHERE (?1 IS NULL OR (created_at, run_id) < (?1, ?2)) "
+      "AND (?3 IS NULL OR route = ?3) "
+      "AND (?4 IS NULL OR release_outcome = ?4) "
+      "AND (?5 IS NULL OR status = ?5) "
+      "AND (?6 IS NULL OR question LIKE ?6 ESCAPE '\\') "
+      "ORDER BY created_at DESC, run_id DESC LIMIT ?7";
   auto optional = [](const std::string& value) -> std::optional<std::string> {
     if (value.empty()) return std::nullopt;
     return value;
@@ -104,17 +108,36 @@ Result<app::RunPage> SqliteRunStore::ListRunPage(const app::RunQuery& query) {
   return PageOfRuns(std::move(*runs), query.limit);
 }
 
-Result<std::vector<app::RunSummary>> SqliteRunStore::ConversationRuns(
-    const std::string& conversation_id) {
+Result<app::RunPage> SqliteRunStore::ConversationPage(const app::ConversationQuery& query) {
+  if (query.limit < 1 || query.limit > kMaxListLimit) {
+    return Error::InvalidArgument("run store: the page limit must be between 1 and " +
+                                  std::to_string(kMaxListLimit));
+  }
+  // One static text each: the statement cache is keyed by the address.
+  static const std::string first_page = ConversationPageSql(false, false);
+  static const std::string next_page = ConversationPageSql(false, true);
+  const std::string& sql = query.after ? next_page : first_page;
   MutexLock lock(mu_);
-  auto stmt = db_->Prepare(
-      (std::string(kSummaryColumns) +
-       "WHERE conversation_id = ?1 ORDER BY created_at, run_id")
-          .c_str(),
-      "read conversation runs");
+  auto stmt = db_->Prepare(sql.c_str(), "read conversation runs");
   if (!stmt) return stmt.error();
-  stmt->Bind(1, conversation_id);
-  return ReadSummaries(*stmt);
+  stmt->Bind(1, query.conversation_id)
+      .Bind(2, static_cast<std::int64_t>(query.limit) + 1)
+      .Bind(3, query.max_question_bytes);
+  if (query.after) {
+    stmt->Bind(4, FormatRfc3339Millis(query.after->created_at)).Bind(5, query.after->run_id);
+  }
+  std::vector<app::RunSummary> runs;
+  std::int64_t candidates = 0;
+  while (true) {
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    Result<app::RunSummary> summary = ReadSummary(*stmt);
+    if (!summary) return summary.error();
+    runs.push_back(std::move(*summary));
+    candidates = stmt->Int(9);
+  }
+  return PageOfConversation(std::move(runs), candidates, query.limit);
 }
 
 Result<std::optional<std::string>> SqliteRunStore::GetObservation(

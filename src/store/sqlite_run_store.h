@@ -62,8 +62,7 @@ class SqliteRunStore final : public app::RunStore {
   Result<std::vector<app::RunSummary>> ListRuns(int limit) override;
   // sqlite_run_queries.cc: the web console's reads (docs/console.md).
   Result<app::RunPage> ListRunPage(const app::RunQuery& query) override;
-  Result<std::vector<app::RunSummary>> ConversationRuns(
-      const std::string& conversation_id) override;
+  Result<app::RunPage> ConversationPage(const app::ConversationQuery& query) override;
   Result<std::optional<std::string>> GetObservation(const std::string& run_id,
                                                     const std::string& tool_call_id) override;
   Result<std::int64_t> PurgeObservations(WallTime before) override;

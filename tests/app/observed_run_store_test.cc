@@ -100,8 +100,8 @@ class ScriptedRunStore final : public RunStore {
     page.runs.resize(static_cast<std::size_t>(query.limit));
     return ValueOr(Op::kList, std::move(page));
   }
-  Result<std::vector<RunSummary>> ConversationRuns(const std::string&) override {
-    return ValueOr(Op::kGet, std::vector<RunSummary>{});
+  Result<RunPage> ConversationPage(const ConversationQuery&) override {
+    return ValueOr(Op::kGet, RunPage{});
   }
   Result<std::optional<std::string>> GetObservation(const std::string&,
                                                     const std::string&) override {

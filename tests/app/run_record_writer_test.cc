@@ -89,9 +89,7 @@ class ScriptedFinishStore final : public RunStore {
   }
   Result<std::vector<RunSummary>> ListRuns(int) override { return Unused().error(); }
   Result<RunPage> ListRunPage(const RunQuery&) override { return Unused().error(); }
-  Result<std::vector<RunSummary>> ConversationRuns(const std::string&) override {
-    return Unused().error();
-  }
+  Result<RunPage> ConversationPage(const ConversationQuery&) override { return Unused().error(); }
   Result<std::optional<std::string>> GetObservation(const std::string&,
                                                     const std::string&) override {
     return Unused().error();

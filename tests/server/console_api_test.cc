@@ -2,17 +2,20 @@
 // demo workspace with the offline provider (a rule-based agent, no model):
 // the console's files and headers, auth on the API but not the console,
 // the run list's filters and cursor, the question in records and lists, a
-// conversation's runs, stored observations and their purge, and the
-// cancel route's refusals.
+// conversation's runs and its pages, the heap given back after large
+// answers, stored observations and their purge, and the cancel route's
+// refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/json.hpp>
 #include <set>
 #include <thread>
 
 #include "server/json_body.h"
 #include "server/server_fixture.h"
+#include "testing/eventually.h"
 
 namespace diagd::server::testing {
 namespace {
@@ -289,6 +292,97 @@ TEST_F(ConsoleApiTest, AConversationListsItsRunsOldestFirst) {
   EXPECT_EQ(runs[1].at("route"), "KNOWLEDGE");
   ExpectError(server_.Get("/api/v1/conversations/no-such-conversation"), 404, "NOT_FOUND");
   ExpectError(server_.Get("/api/v1/conversations/"), 404, "NOT_FOUND");
+}
+
+// A conversation of long follow-ups, stored as the server would: `count`
+// runs of `question_bytes` each, a second apart; their ids, oldest first.
+std::vector<std::string> StoreLongConversation(app::RunStore& runs, const std::string& conversation,
+                                               int count, std::size_t question_bytes) {
+  std::vector<std::string> ids;
+  WallTime start = std::chrono::system_clock::now() - std::chrono::hours(1);
+  for (int i = 0; i < count; ++i) {
+    app::RunRecord run;
+    run.run_id = "run-" + std::to_string(1000 + i);
+    run.conversation_id = conversation;
+    run.question = std::string(question_bytes, static_cast<char>('a' + i % 26));
+    run.route = "SYSTEM_CHAT";
+    run.status = "SUCCEEDED";
+    run.internal_status = "COMPLETED";
+    run.release_outcome = "ANSWER";
+    run.created_at = start + std::chrono::seconds(i);
+    run.finished_at = run.created_at + std::chrono::milliseconds(5);
+    EXPECT_TRUE(runs.FinishRun(run));
+    ids.push_back(run.run_id);
+  }
+  return ids;
+}
+
+TEST_F(ConsoleApiTest, AConversationIsReadInPagesOfBoundedSize) {
+  // 60 follow-ups of 60 KB: 3.6 MB of questions in all.
+  auto stored = StoreLongConversation(server_.runs(), "long-talk", 60, 60000);
+  std::vector<std::string> seen;
+  std::string query;
+  int pages = 0;
+  while (true) {
+    auto reply = server_.Get("/api/v1/conversations/long-talk" + query);
+    ASSERT_EQ(reply.status, 200) << reply.body.substr(0, 300);
+    EXPECT_LE(reply.body.size(), (1u << 20) + 4096) << "a page holds about 1 MiB of questions";
+    auto body = Json(reply.body);
+    const auto& runs = body.at("runs").as_array();
+    EXPECT_LE(runs.size(), 20u);
+    EXPECT_FALSE(runs.empty());
+    for (const auto& run : runs) {
+      seen.emplace_back(run.at("run_id").as_string());
+      EXPECT_EQ(run.at("question").as_string().size(), 60000u) << "each question whole";
+    }
+    ++pages;
+    if (body.at("next").is_null()) break;
+    query = "?after=" + std::string(body.at("next").as_string());
+    ASSERT_LT(pages, 100);
+  }
+  EXPECT_EQ(seen, stored) << "every run once, oldest first";
+  EXPECT_GE(pages, 4);
+  // By count too: limit as in the run list.
+  auto two = Json(server_.Get("/api/v1/conversations/long-talk?limit=2").body);
+  ASSERT_EQ(two.at("runs").as_array().size(), 2u);
+  EXPECT_EQ(two.at("runs").at(1).at("run_id"), stored[1].c_str());
+  auto after = Json(server_.Get("/api/v1/conversations/long-talk?limit=2&after=" +
+                                std::string(two.at("next").as_string()))
+                        .body);
+  EXPECT_EQ(after.at("runs").at(0).at("run_id"), stored[2].c_str());
+}
+
+TEST_F(ConsoleApiTest, BadConversationPageParametersAreRefusedNamingThem) {
+  StoreLongConversation(server_.runs(), "talk", 1, 10);
+  for (const char* query : {"limit=0", "limit=201", "limit=x", "after=zz", "after=", "before=00",
+                            "limit=1&limit=2"}) {
+    auto reply = server_.Get(std::string("/api/v1/conversations/talk?") + query);
+    ExpectError(reply, 400, "INVALID_REQUEST");
+    std::string message(Json(reply.body).at("error").at("message").as_string());
+    std::string name = std::string(query).substr(0, std::string(query).find('='));
+    EXPECT_NE(message.find(name), std::string::npos) << query << ": " << message;
+  }
+}
+
+TEST(ConsoleHeapTest, TheHeapGoesBackOnceLargeAnswersStop) {
+  std::atomic<int> returned{0};
+  FixtureOptions options;
+  options.heap_quiet = std::chrono::milliseconds(200);
+  options.return_free_heap = [&returned] { ++returned; };
+  ServerFixture server(options);
+  StoreLongConversation(server.runs(), "long-talk", 10, 60000);
+  // Small answers (a balancer's health checks) never count.
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(server.Get("/healthz").status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(returned.load(), 0);
+  // Ten large reads at once, then quiet: the heap goes back.
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 10; ++i) {
+    readers.emplace_back(
+        [&server] { EXPECT_EQ(server.Get("/api/v1/conversations/long-talk").status, 200); });
+  }
+  for (auto& reader : readers) reader.join();
+  EXPECT_TRUE(diagd::testing::Eventually([&] { return returned.load() >= 1; }));
 }
 
 TEST_F(ConsoleApiTest, EveryExecutedToolCallHasItsObservationAndOthersNone) {

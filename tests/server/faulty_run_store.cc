@@ -77,9 +77,8 @@ Result<std::vector<app::RunSummary>> FaultyRunStore::ListRuns(int limit) {
 Result<app::RunPage> FaultyRunStore::ListRunPage(const app::RunQuery& query) {
   DIAGD_FAULTY_CALL(StoreOp::kList, ListRunPage(query));
 }
-Result<std::vector<app::RunSummary>> FaultyRunStore::ConversationRuns(
-    const std::string& conversation_id) {
-  DIAGD_FAULTY_CALL(StoreOp::kGet, ConversationRuns(conversation_id));
+Result<app::RunPage> FaultyRunStore::ConversationPage(const app::ConversationQuery& query) {
+  DIAGD_FAULTY_CALL(StoreOp::kGet, ConversationPage(query));
 }
 Result<std::optional<std::string>> FaultyRunStore::GetObservation(
     const std::string& run_id, const std::string& tool_call_id) {

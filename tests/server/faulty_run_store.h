@@ -59,8 +59,7 @@ class FaultyRunStore final : public app::RunStore {
   Result<std::vector<app::RunSummary>> ListRuns(int limit) override;  // kList
   Result<app::RunPage> ListRunPage(const app::RunQuery& query) override;  // kList
   // The reads of 12.4 fail and block as kGet; the purge always passes through.
-  Result<std::vector<app::RunSummary>> ConversationRuns(
-      const std::string& conversation_id) override;
+  Result<app::RunPage> ConversationPage(const app::ConversationQuery& query) override;
   Result<std::optional<std::string>> GetObservation(const std::string& run_id,
                                                     const std::string& tool_call_id) override;
   Result<std::int64_t> PurgeObservations(WallTime before) override;

@@ -88,7 +88,10 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
         wiring::ChatDepsFor(*service_, *throwing_model_, config_, SystemClock::Instance()));
   }
   log_ = std::make_unique<ServerLog>(log_stream_.stream());
-  auto server = Server::Start({config_.server, {"127.0.0.1", 0}, *service_, *log_, options.bus});
+  ServerSetup setup{config_.server, {"127.0.0.1", 0}, *service_, *log_, options.bus};
+  if (options.heap_quiet) setup.heap_quiet = *options.heap_quiet;
+  if (options.return_free_heap) setup.return_free_heap = options.return_free_heap;
+  auto server = Server::Start(setup);
   if (!server) {
     ADD_FAILURE() << server.error().message;
     std::abort();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -58,6 +59,10 @@ struct FixtureOptions {
   std::string runs_url;
   std::string instance_id;
   app::RunBus* bus = nullptr;
+  // When set, replace ServerSetup's wait before the heap goes back after
+  // large answers, and what gives it back.
+  std::optional<std::chrono::milliseconds> heap_quiet;
+  std::function<void()> return_free_heap;
 };
 
 class ServerFixture {

@@ -1,5 +1,5 @@
 // The run store's reads for the web console (schema v5, docs/console.md):
-// the question, the filtered and cursor-paged list, a conversation's runs,
+// the question, the filtered and cursor-paged list, a conversation's pages,
 // the observations kept with a finished run and their purge.
 #include <gtest/gtest.h>
 
@@ -172,16 +172,68 @@ TEST_P(RunQueriesTest, AConversationsRunsComeOldestFirst) {
   Finish("second", At(20), "and then?", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
   Finish("other", At(15), "unrelated", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-b");
   Finish("first", At(10), "why?", "KNOWLEDGE", "SUCCEEDED", "ANSWER", "conv-a");
-  auto runs = store_->ConversationRuns("conv-a");
-  ASSERT_TRUE(runs);
-  ASSERT_EQ(runs->size(), 2u);
-  EXPECT_EQ((*runs)[0].run_id, "first");
-  EXPECT_EQ((*runs)[0].question, "why?");
-  EXPECT_EQ((*runs)[0].route, "KNOWLEDGE");
-  EXPECT_EQ((*runs)[1].run_id, "second");
-  auto none = store_->ConversationRuns("conv-unknown");
+  auto page = store_->ConversationPage({"conv-a"});
+  ASSERT_TRUE(page) << page.error().ToString();
+  const auto& runs = page->runs;
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run_id, "first");
+  EXPECT_EQ(runs[0].question, "why?");
+  EXPECT_EQ(runs[0].route, "KNOWLEDGE");
+  EXPECT_EQ(runs[1].run_id, "second");
+  EXPECT_FALSE(page->next);
+  auto none = store_->ConversationPage({"conv-unknown"});
   ASSERT_TRUE(none);
-  EXPECT_TRUE(none->empty());
+  EXPECT_TRUE(none->runs.empty());
+  EXPECT_FALSE(none->next);
+}
+
+// Every page of `conversation` in turn, each checked against the limit and
+// the byte budget (which only a page's first run may pass alone).
+std::vector<std::vector<std::string>> AllPages(app::RunStore& store, app::ConversationQuery query) {
+  std::vector<std::vector<std::string>> pages;
+  while (true) {
+    auto page = store.ConversationPage(query);
+    EXPECT_TRUE(page) << page.error().ToString();
+    if (!page) return pages;
+    std::int64_t bytes = 0;
+    std::vector<std::string> ids;
+    for (const auto& run : page->runs) {
+      ids.push_back(run.run_id);
+      bytes += static_cast<std::int64_t>(run.question.size());
+    }
+    EXPECT_LE(page->runs.size(), static_cast<std::size_t>(query.limit));
+    if (page->runs.size() > 1) {
+      EXPECT_LE(bytes, query.max_question_bytes);
+    }
+    pages.push_back(std::move(ids));
+    if (!page->next || pages.size() > 50) return pages;
+    query.after = *page->next;
+  }
+}
+
+TEST_P(RunQueriesTest, AConversationIsReadInPagesBoundedInRunsAndQuestionBytes) {
+  // Five runs, two of them at the same millisecond (the run id breaks the
+  // tie), with questions of 300, 300, 300, 1,000 and 10 bytes.
+  Finish("c", At(30), std::string(300, 'c'), "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
+  Finish("a", At(10), std::string(300, 'a'), "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
+  Finish("b", At(10), std::string(300, 'b'), "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
+  Finish("d", At(40), std::string(1000, 'd'), "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
+  Finish("e", At(50), "short", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-a");
+  Finish("x", At(20), "elsewhere", "DIAGNOSIS", "SUCCEEDED", "FALLBACK", "conv-b");
+  using Pages = std::vector<std::vector<std::string>>;
+  // By count alone.
+  EXPECT_EQ(AllPages(*store_, {"conv-a", 2}), (Pages{{"a", "b"}, {"c", "d"}, {"e"}}));
+  EXPECT_EQ(AllPages(*store_, {"conv-a", 5}), (Pages{{"a", "b", "c", "d", "e"}}));
+  // By bytes: at most 700 a page, but a run larger than that alone.
+  EXPECT_EQ(AllPages(*store_, {"conv-a", 200, std::nullopt, 700}),
+            (Pages{{"a", "b"}, {"c"}, {"d"}, {"e"}}));
+  EXPECT_EQ(AllPages(*store_, {"conv-a", 200, std::nullopt, 1}),
+            (Pages{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}));
+  // A budget the page fills exactly: the next run starts the next page.
+  EXPECT_EQ(AllPages(*store_, {"conv-a", 200, std::nullopt, 900}),
+            (Pages{{"a", "b", "c"}, {"d"}, {"e"}}));
+  EXPECT_FALSE(store_->ConversationPage({"conv-a", 0}));
+  EXPECT_FALSE(store_->ConversationPage({"conv-a", 201}));
 }
 
 TEST_P(RunQueriesTest, ObservationsAreKeptWithTheFinishedRun) {

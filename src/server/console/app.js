@@ -250,23 +250,38 @@ function askView({ conversationId = null } = {}) {
   return { attach, setConversation, textarea, local };
 }
 
-// The conversation's runs before this one, as links to their pages.
+// The conversation's runs before this one, as links to their pages. The
+// conversation comes a page at a time, oldest first (its `next` cursor, as
+// the history's); while this run is not reached, a button reads on.
 async function earlierTurns(record, turns) {
-  let conversation;
-  try {
-    conversation = await apiJson(`/api/v1/conversations/${encodeURIComponent(record.conversation_id)}`);
-  } catch { return; }
-  const earlier = [];
-  for (const run of conversation.runs) {
-    if (run.run_id === record.run_id) break;
-    earlier.push(run);
-  }
-  if (earlier.length === 0) return;
-  turns.prepend(h("nav", { class: "earlier", "aria-label": t("earlier") },
-    h("h2", {}, t("earlier")),
-    h("ol", {}, earlier.map((run) => h("li", {},
-      h("a", { href: `#/runs/${encodeURIComponent(run.run_id)}` }, run.question || run.run_id),
-      h("span", { class: "meta" }, ` ${run.release_outcome ?? ""}`))))));
+  const path = `/api/v1/conversations/${encodeURIComponent(record.conversation_id)}`;
+  const list = h("ol", {});
+  const nav = h("nav", { class: "earlier", "aria-label": t("earlier") }, h("h2", {}, t("earlier")), list);
+  const more = h("button", { type: "button", class: "more-earlier" }, t("more_earlier"));
+  let next = null;
+  const load = async (after) => {
+    more.disabled = true;
+    let page;
+    try {
+      page = await apiJson(after ? `${path}?after=${encodeURIComponent(after)}` : path);
+    } catch { more.disabled = false; return; }
+    let reached = false;
+    for (const run of page.runs) {
+      if (run.run_id === record.run_id) { reached = true; break; }
+      list.append(h("li", {},
+        h("a", { href: `#/runs/${encodeURIComponent(run.run_id)}` }, run.question || run.run_id),
+        h("span", { class: "meta" }, ` ${run.release_outcome ?? ""}`)));
+    }
+    if (list.children.length > 0 && !nav.isConnected) turns.prepend(nav);
+    more.remove();
+    if (!reached && page.next) {
+      next = page.next;
+      more.disabled = false;
+      nav.append(more);
+    }
+  };
+  more.addEventListener("click", () => load(next));
+  await load(null);
 }
 
 // #/runs/ID: the run's turn in its conversation, live when it still runs,

@@ -1,12 +1,13 @@
 // The console against the real diagd binary with the offline provider (a
 // rule-based agent that really diagnoses the demo incident): a diagnosis
 // streaming in, a quote highlighted in its observation, a fallback, a
-// follow-up in the same conversation, Chinese input through an input
+// follow-up in the same conversation, a long conversation read a page at a
+// time, Chinese input through an input
 // method, the history's filters and search, the run page's timeline, and
 // every request the page makes going to the server itself.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startDiagd, openPage, screenshot, closeBrowser } from "../lib/harness.js";
+import { startDiagd, openPage, screenshot, closeBrowser, waitFor } from "../lib/harness.js";
 
 const INCIDENT = "订单服务从 10 点左右开始大量 500，为什么？";
 let diagd;
@@ -91,6 +92,35 @@ test("a fallback in plain words, then a follow-up in the same conversation", asy
   await page.locator("nav.earlier a").waitFor();
   assert.equal(await page.locator("nav.earlier a").getAttribute("href"), `#/runs/${firstRun}`);
   await page.locator("article.turn .answer").waitFor();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a long conversation's earlier questions come a page at a time, whatever its id", async () => {
+  // 22 runs in a conversation whose id needs encoding in a URL.
+  const conversation = "ops/long-talk?#1%";
+  for (let i = 0; i < 22; i += 1) {
+    const reply = await diagd.api("/api/v1/chat", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ message: `follow-up ${i}`, route: "chat", conversation_id: conversation }),
+    });
+    assert.equal(reply.status, 200);
+  }
+  const all = await (await diagd.api(`/api/v1/conversations/${encodeURIComponent(conversation)}?limit=200`)).json();
+  assert.equal(all.runs.length, 22);
+  const last = all.runs[21].run_id;
+  const { page, context, errors } = await openPage(diagd.base, { locale: "en-US", lang: "en" });
+  await page.goto(`${diagd.base}/#/runs/${last}`);
+  const links = page.locator("nav.earlier a");
+  await links.first().waitFor();
+  const more = page.locator("nav.earlier button.more-earlier");
+  await more.waitFor();
+  assert.equal(await links.count(), 20, "the first page");
+  assert.equal(await more.textContent(), "More of this conversation");
+  await more.click();
+  await waitFor(async () => (await links.count()) === 21, { what: "the second page" });
+  assert.equal(await more.count(), 0, "this run reached: nothing more to read");
+  assert.equal(await links.last().getAttribute("href"), `#/runs/${all.runs[20].run_id}`);
   assert.deepEqual(errors, []);
   await context.close();
 });

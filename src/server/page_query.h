@@ -1,8 +1,9 @@
-// The query string of GET /api/v1/runs (docs/server.md):
-// `limit`, `before` (the opaque cursor of a page's `next`), `route`,
-// `outcome`, `status` and `q`, percent-decoded and checked. A bad value is
-// a 400 INVALID_REQUEST naming the parameter; an unknown or repeated one
-// too.
+// The query strings of the paged reads (docs/server.md): GET /api/v1/runs takes `limit`, `before` (the opaque
+// cursor of a page's `next`), `route`, `outcome`, `status` and `q`; GET
+// /api/v1/conversations/{id} takes `limit` and `after`, its own page's
+// `next`. Values are percent-decoded (request_text.h) and checked. A bad
+// value is a 400 INVALID_REQUEST naming the parameter; an unknown or
+// repeated one too.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -22,12 +23,11 @@ inline constexpr std::size_t kMaxQueryTextBytes = 1000;
 
 std::variant<app::RunQuery, ApiError> ParseRunListQuery(std::string_view query);
 
-// The cursor of a page's `next`: opaque to clients (hex of the last run's
-// creation time and id), read back by ParseRunListQuery.
-std::string EncodeRunCursor(const app::RunCursor& cursor);
+std::variant<app::ConversationQuery, ApiError> ParseConversationQuery(
+    std::string conversation_id, std::string_view query);
 
-// `text` with %XX escapes decoded and `+` read as a space (HTML forms);
-// nothing when an escape is malformed.
-std::optional<std::string> PercentDecode(std::string_view text);
+// The cursor of a page's `next`: opaque to clients (hex of the last run's
+// creation time and id), read back by the parsers above.
+std::string EncodeRunCursor(const app::RunCursor& cursor);
 
 }  // namespace diagd::server
