@@ -25,8 +25,9 @@ void StoreUpkeep::Stop() {
 }
 
 void StoreUpkeep::Loop() {
-  // A third of a lease: two renewals may fail (a store busy for a while)
-  // before another instance takes this one's runs as lost.
+  // A third of a lease: a lease outlives two renewals that fail, and the
+  // store answers the upkeep well within half a lease when it is healthy
+  // (LostRunHorizon's silence).
   auto every = std::max<std::chrono::milliseconds>(service_.owner.lease / 3,
                                                    std::chrono::milliseconds(500));
   std::unique_lock lock(mu_);
