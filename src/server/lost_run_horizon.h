@@ -15,8 +15,9 @@
 //
 // Half a lease: the upkeep hears the store every third of one, so a silence
 // of half a lease is never a healthy store; and an owner's lease outlives a
-// silence shorter than that (it renewed at most a third of a lease before
-// it began, and renews again as soon as the store answers).
+// shorter stall (it renewed at most a third of a lease before the stall
+// began, and renews again at once after a round that waited on the store
+// longer than a third of a lease: StoreUpkeep).
 //
 // Not thread-safe: the upkeep thread's own.
 #pragma once
