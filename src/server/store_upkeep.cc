@@ -4,6 +4,7 @@ namespace diagd::server {
 
 void StoreUpkeep::Start() {
   started_ = std::chrono::system_clock::now();
+  horizon_.emplace(service_.owner.lease, *started_, std::chrono::steady_clock::now());
   Tick();
   thread_ = std::thread([this] { Loop(); });
 }
@@ -24,8 +25,9 @@ void StoreUpkeep::Stop() {
 }
 
 void StoreUpkeep::Loop() {
-  // A third of a lease: two renewals may fail (a store busy for a while)
-  // before another instance takes this one's runs as lost.
+  // A third of a lease: a lease outlives two renewals that fail, and the
+  // store answers the upkeep well within half a lease when it is healthy
+  // (LostRunHorizon's silence).
   auto every = std::max<std::chrono::milliseconds>(service_.owner.lease / 3,
                                                    std::chrono::milliseconds(500));
   std::unique_lock lock(mu_);
@@ -37,32 +39,39 @@ void StoreUpkeep::Loop() {
 }
 
 void StoreUpkeep::Tick() {
-  WallTime now = std::chrono::system_clock::now();
-  Status renewed = service_.runs->RenewLeases(service_.owner.instance_id,
-                                              now + service_.owner.lease);
-  if (!renewed) log_.Warn("leases_not_renewed", {{"error", renewed.error().message}});
-  Reclaim(now);
-  PurgeObservations(now);
+  MonoTime began = std::chrono::steady_clock::now();
+  Renew();
+  Reclaim(std::chrono::system_clock::now());
+  PurgeObservations(std::chrono::system_clock::now());
   if (int stored = service_.records->FlushBacklog(); stored > 0) {
     log_.Info("runs_stored_late", {{"runs", std::int64_t{stored}}});
   }
   WatchHealth();
+  // A round that took long waited on the store: its renewal may have been
+  // written long after it was asked for, with a lease already run out, and
+  // the next round is a third of a lease away. The runs go on meanwhile
+  // (and spend model calls): renew at once.
+  if (std::chrono::steady_clock::now() - began > service_.owner.lease / 3) Renew();
+}
+
+void StoreUpkeep::Renew() {
+  WallTime now = std::chrono::system_clock::now();
+  Status renewed = service_.runs->RenewLeases(service_.owner.instance_id,
+                                              now + service_.owner.lease);
+  Heard(static_cast<bool>(renewed));
+  if (!renewed) log_.Warn("leases_not_renewed", {{"error", renewed.error().message}});
+}
+
+void StoreUpkeep::Heard(bool answered) {
+  auto silence = horizon_->Heard(answered, std::chrono::system_clock::now(),
+                                 std::chrono::steady_clock::now());
+  if (silence) log_.Warn("run_store_silent", {{"milliseconds", std::int64_t{silence->count()}}});
 }
 
 void StoreUpkeep::Reclaim(WallTime now) {
-  // After a store outage every instance's renewals failed alike: until the
-  // owners have had a lease to renew again, only runs whose lease ran out
-  // before the outage began are lost (those are the dead instances').
-  WallTime horizon = now;
-  if (outage_began_) {
-    bool settling = store_failing_ || now < recovered_at_ + service_.owner.lease;
-    if (settling) {
-      horizon = std::min(now, *outage_began_);
-    } else {
-      outage_began_.reset();
-    }
-  }
+  WallTime horizon = horizon_->Horizon(now, std::chrono::steady_clock::now());
   auto lost = service_.runs->ReclaimLostRuns({service_.owner.instance_id, started_, horizon});
+  Heard(lost.has_value());
   if (!lost) return;  // the store's health says why; the next round tries again
   for (const auto& run_id : *lost) {
     log_.Warn("run_lost", {{"run_id", run_id}});
@@ -79,6 +88,7 @@ void StoreUpkeep::Reclaim(WallTime now) {
 
 void StoreUpkeep::PurgeObservations(WallTime now) {
   auto purged = service_.runs->PurgeObservations(now - service_.observation_retention);
+  Heard(purged.has_value());
   if (purged && *purged > 0) log_.Info("observations_purged", {{"observations", *purged}});
 }
 
@@ -87,12 +97,10 @@ void StoreUpkeep::WatchHealth() {
   bool failing = health.state == app::StoreHealth::State::kFailing;
   if (failing == store_failing_) return;
   store_failing_ = failing;
+  // Another caller's store error (a run's write) is a silence as the
+  // upkeep's own would be: until the upkeep hears the store again.
   if (failing) {
-    outage_began_ = health.failing_since;
-  } else {
-    recovered_at_ = std::chrono::system_clock::now();
-  }
-  if (failing) {
+    Heard(false);
     log_.Error("run_store_failing", {{"error", health.last_error}});
   } else {
     log_.Info("run_store_recovered", {});

@@ -4,9 +4,10 @@
 //   left RUNNING (killed, crashed, power lost): nobody will finish them, and
 //   they are never executed again;
 // - then, every third of a lease, on a thread of its own: it renews the
-//   leases of the runs it executes, ends other instances' runs whose lease
-//   ran out (after a store outage, for one lease, only those whose lease
-//   ran out before it began: no instance could renew during it), and
+//   leases of the runs it executes (again at once after a round that
+//   waited on the store), ends other instances' runs whose lease ran out
+//   while the store answered (LostRunHorizon: after the store was silent,
+//   for one lease, only those whose lease ran out before the silence), and
 //   writes again the finished runs the store refused (app::RunRecordWriter's
 //   backlog), logging when the store starts and stops failing; and deletes
 //   the tool call observations older than storage.observation_retention_days
@@ -23,6 +24,7 @@
 #include <thread>
 
 #include "app/run_bus.h"
+#include "server/lost_run_horizon.h"
 #include "server/server_log.h"
 #include "wiring/chat_service.h"
 
@@ -49,6 +51,9 @@ class StoreUpkeep {
  private:
   void Loop();
   void Tick();
+  void Renew();
+  // An upkeep call to the store came back answered or not (LostRunHorizon).
+  void Heard(bool answered);
   void Reclaim(WallTime now);
   void WatchHealth();
   void PurgeObservations(WallTime now);
@@ -58,11 +63,8 @@ class StoreUpkeep {
   app::RunBus* bus_;
   std::atomic<std::int64_t> lost_total_{0};
   // The upkeep thread's own (and Start's, before the thread exists):
-  bool store_failing_ = false;        // as last logged
-  // The last store outage: when it began (its first failure) and when the
-  // store answered again; Reclaim's horizon until the owners renewed.
-  std::optional<WallTime> outage_began_;
-  WallTime recovered_at_;
+  bool store_failing_ = false;  // as last logged
+  std::optional<LostRunHorizon> horizon_;  // from Start
   std::optional<WallTime> started_;  // set until the runs left behind are ended
 
   std::mutex mu_;

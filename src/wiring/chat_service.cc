@@ -76,7 +76,7 @@ Result<std::unique_ptr<ChatService>> OpenChatService(const config::Config& confi
   auto runs = OpenRunStore(config, clock);
   if (!runs) return runs.error();
   // The store's health is timed on real time, as the upkeep that reads it
-  // (leases, the outage horizon) and the server log are: a configured fixed
+  // (leases, the lost-run horizon) and the server log are: a configured fixed
   // `now` dates the runs' data, not the store's calls.
   service->runs =
       std::make_unique<app::ObservedRunStore>(std::move(*runs), SystemClock::Instance());

@@ -181,12 +181,15 @@ void ClusterTest::TearDown() {
 std::string ClusterTest::InstanceConfig(const DiagdInstance& instance) const {
   const std::string demo = std::string(DIAGD_SOURCE_DIR) + "/examples/demo";
   const fs::path home = dir_ / instance.id();
+  auto lease = options_.lease_seconds_of.find(instance.id());
+  int lease_seconds =
+      lease == options_.lease_seconds_of.end() ? options_.lease_seconds : lease->second;
   std::ostringstream config;
   config << "now = \"2026-11-29T10:30:00Z\"\n"
          << "[server]\n"
          << "listen = \"127.0.0.1:" << instance.port() << "\"\n"
          << "instance_id = \"" << instance.id() << "\"\n"
-         << "lease_seconds = " << options_.lease_seconds << "\n"
+         << "lease_seconds = " << lease_seconds << "\n"
          << "shutdown_grace_seconds = " << options_.shutdown_grace_seconds << "\n"
          << "[storage]\n"
          << "runs = \"" << database_url_ << "\"\n"

@@ -79,6 +79,7 @@ class DiagdInstance {
 struct ClusterOptions {
   int instances = 3;
   int lease_seconds = 3;
+  std::map<std::string, int> lease_seconds_of;  // by instance id, where not lease_seconds
   int shutdown_grace_seconds = 20;
   // More lines of [storage] (storage.canonical = "redis://...").
   std::string more_storage;
@@ -108,6 +109,7 @@ class ClusterTest : public ::testing::Test {
   int nginx_port() const { return nginx_->port(); }
   testing::NginxServer& nginx() { return *nginx_; }
   testing::ScriptedModelServer& model() { return *model_; }
+  testing::PostgresServer& postgres() { return *postgres_; }
 
   // Starts instance `i` again with its configuration and waits until it is
   // ready.

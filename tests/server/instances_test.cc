@@ -89,6 +89,11 @@ class InstancesTest : public ::testing::Test {
     return std::string(Json(run->data).at("run_id").as_string());
   }
 
+  void StartInstancesWithFaults(const std::shared_ptr<StoreFaults>& faults, int lease_seconds_a,
+                                int lease_seconds_b);
+  static bool Logged(ServerFixture& server, const char* event);
+  void ExpectStillRunning(const std::string& run_id, SseStream& chat);
+
   std::string Status(const std::string& run_id) {
     auto record = b_->Get("/api/v1/runs/" + run_id);
     if (record.status != 200) return "HTTP " + std::to_string(record.status);
@@ -219,45 +224,83 @@ TEST_F(InstancesTest, EventsLostWhileTheBusWasDownAreReadFromTheStoreOnceItIsBac
   EXPECT_EQ(seen.back().name, "done") << Describe(seen);
 }
 
+// Both instances on one store whose calls fail or block as `faults` says;
+// the upkeep of each every third of its lease.
+void InstancesTest::StartInstancesWithFaults(const std::shared_ptr<StoreFaults>& faults,
+                                             int lease_seconds_a, int lease_seconds_b) {
+  FixtureOptions a = Options("instance-a", *bus_a_);
+  FixtureOptions b = Options("instance-b", *bus_b_);
+  a.store_faults = b.store_faults = faults;
+  a.lease_seconds = lease_seconds_a;
+  b.lease_seconds = lease_seconds_b;
+  a_ = std::make_unique<ServerFixture>(a);
+  b_ = std::make_unique<ServerFixture>(b);
+}
+
+bool InstancesTest::Logged(ServerFixture& server, const char* event) {
+  return server.Log().find(std::string("\"event\":\"") + event + "\"") != std::string::npos;
+}
+
+// The held run is still running on A, no one took it for lost, and a
+// cancel still ends it.
+void InstancesTest::ExpectStillRunning(const std::string& run_id, SseStream& chat) {
+  EXPECT_EQ(Status(run_id), "RUNNING");
+  EXPECT_FALSE(Logged(*a_, "run_lost") || Logged(*b_, "run_lost")) << b_->Log();
+  ASSERT_EQ(a_->Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
+  auto rest = chat.Rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back().name, "done");
+  EXPECT_EQ(Json(b_->Get("/api/v1/runs/" + run_id).body).at("stop_reason"), "CANCELLED");
+}
+
+const StoreOp kUpkeep[] = {StoreOp::kRenew, StoreOp::kReclaim, StoreOp::kPurge};
+
 // PostgreSQL down for longer than a lease: no instance could renew, so
 // every lease ran out meanwhile. Once the store is back, the run still
 // executing is not taken for lost: for a lease, only runs whose lease ran
 // out before the outage began are (a dead instance's).
 TEST_F(InstancesTest, AfterAStoreOutageLongerThanALeaseARunStillExecutingIsNotTakenForLost) {
   auto faults = std::make_shared<StoreFaults>();
-  for (auto* end : {&a_, &b_}) {
-    FixtureOptions options = Options(end == &a_ ? "instance-a" : "instance-b",
-                                     end == &a_ ? *bus_a_ : *bus_b_);
-    options.store_faults = faults;
-    options.lease_seconds = 3;  // the upkeep every second
-    *end = std::make_unique<ServerFixture>(options);
-  }
+  StartInstancesWithFaults(faults, 3, 3);  // the upkeep every second
   std::unique_ptr<SseStream> chat;
   std::string run_id = StartHeldRun(chat);
   ASSERT_FALSE(run_id.empty());
 
-  const StoreOp kUpkeep[] = {StoreOp::kRenew, StoreOp::kReclaim, StoreOp::kPurge};
   for (StoreOp op : kUpkeep) faults->Fail(op);
-  auto logged = [](ServerFixture& server, const char* event) {
-    return server.Log().find(std::string("\"event\":\"") + event + "\"") != std::string::npos;
-  };
   ASSERT_TRUE(Eventually([&] {
-    return logged(*a_, "run_store_failing") && logged(*b_, "run_store_failing");
+    return Logged(*a_, "run_store_failing") && Logged(*b_, "run_store_failing");
   }));
   std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // the lease runs out
   for (StoreOp op : kUpkeep) faults->Heal(op);
   ASSERT_TRUE(Eventually([&] {
-    return logged(*a_, "run_store_recovered") && logged(*b_, "run_store_recovered");
+    return Logged(*a_, "run_store_recovered") && Logged(*b_, "run_store_recovered");
   }));
   std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // and the lease after it
 
-  EXPECT_EQ(Status(run_id), "RUNNING");
-  EXPECT_FALSE(logged(*a_, "run_lost") || logged(*b_, "run_lost")) << b_->Log();
-  ASSERT_EQ(a_->Post("/api/v1/runs/" + run_id + "/cancel").status, 202);
-  auto rest = chat->Rest();
-  ASSERT_FALSE(rest.empty());
-  EXPECT_EQ(rest.back().name, "done");
-  EXPECT_EQ(Json(b_->Get("/api/v1/runs/" + run_id).body).at("stop_reason"), "CANCELLED");
+  ExpectStillRunning(run_id, *chat);
+}
+
+// The store stalled (no error: its calls wait, as on a stopped PostgreSQL)
+// for longer than a lease, then answers every waiting call at once: A's
+// renewal comes back having written a lease that already ran out. A's lease
+// is a second longer than B's, so B's first sweep after the stall comes
+// before A's next round, every time: the race the stall opens is always
+// lost unless B knows the store was silent.
+TEST_F(InstancesTest, AfterAStoreStallLongerThanALeaseARunStillExecutingIsNotTakenForLost) {
+  auto faults = std::make_shared<StoreFaults>();
+  StartInstancesWithFaults(faults, 4, 3);
+  std::unique_ptr<SseStream> chat;
+  std::string run_id = StartHeldRun(chat);
+  ASSERT_FALSE(run_id.empty());
+
+  for (StoreOp op : kUpkeep) faults->Block(op);
+  ASSERT_TRUE(faults->WaitBlocked(StoreOp::kRenew, std::chrono::seconds(10)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5500));  // A's lease runs out
+  for (StoreOp op : kUpkeep) faults->Heal(op);
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // B's lease after it
+
+  EXPECT_TRUE(Logged(*b_, "run_store_silent")) << b_->Log();
+  ExpectStillRunning(run_id, *chat);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -135,6 +136,26 @@ Result<std::unique_ptr<PGconn, PgFinish>> Connect(int port, std::string_view dat
   return conn;
 }
 
+// The processes whose parent is `parent` (from /proc/PID/stat).
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
@@ -215,10 +236,22 @@ Status PostgresServer::WaitUntilReady() {
 
 void PostgresServer::Stop() {
   if (pid_ <= 0) return;
+  SignalAll(SIGCONT);  // a frozen server could not shut down
   // fast shutdown: ends the sessions instead of waiting for them
   StopChild(pid_, SIGINT, kStopTimeout);
   pid_ = -1;
 }
+
+void PostgresServer::SignalAll(int signal) {
+  if (pid_ <= 0) return;
+  // The postmaster first on SIGSTOP, so that it forks no backend meanwhile.
+  ::kill(pid_, signal);
+  for (pid_t child : ChildrenOf(pid_)) ::kill(child, signal);
+}
+
+void PostgresServer::Freeze() { SignalAll(SIGSTOP); }
+
+void PostgresServer::Thaw() { SignalAll(SIGCONT); }
 
 PostgresServer::~PostgresServer() {
   Stop();

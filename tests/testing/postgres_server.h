@@ -57,12 +57,19 @@ class PostgresServer {
   Result<std::string> Scalar(std::string_view database, std::string_view sql);
   // The process id of the postmaster (to kill it in tests).
   pid_t pid() const { return pid_; }
+  // SIGSTOP, then SIGCONT, to the postmaster and every process it forked
+  // (backends, background workers): the server stalls as a whole, every
+  // connection open and unanswered, as on a host that froze; on Thaw each
+  // waiting statement runs.
+  void Freeze();
+  void Thaw();
 
  private:
   PostgresServer() = default;
   Status Launch(const std::string& postgres);
   Status WaitUntilReady();
   void Stop();
+  void SignalAll(int signal);
 
   std::filesystem::path dir_;
   int port_ = 0;
