@@ -146,6 +146,10 @@ Result<std::optional<std::string>> SqliteRunStore::GetObservation(
 Result<std::int64_t> SqliteRunStore::PurgeObservations(WallTime before) {
   std::string cutoff = FormatRfc3339Millis(before);
   std::int64_t purged = 0;
+  Result<bool> any = AnyRow("SELECT 1 FROM run_observation WHERE stored_at < ?1 LIMIT 1",
+                            "purge observations", [&](Statement& stmt) { stmt.Bind(1, cutoff); });
+  if (!any) return any.error();
+  if (!*any) return purged;
   Status done = Write([&](SqliteDb& db) -> Status {
     auto purge = db.Prepare("DELETE FROM run_observation WHERE stored_at < ?1",
                             "purge observations");

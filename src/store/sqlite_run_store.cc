@@ -26,6 +26,14 @@ Status RunStillRunning(SqliteDb& db, const std::string& run_id, std::string_view
   return CheckStillRunning(status, what);
 }
 
+// The runs no instance will finish (app::LostRunSweep): ?1 the sweeping
+// instance, ?2 when it started (NULL once its own left-behind runs are
+// ended), ?3 now.
+constexpr const char* kFindLostRuns =
+    "SELECT run_id, conversation_id FROM diagnosis_run WHERE status = 'RUNNING' AND ("
+    "(instance_id = ?1 AND ?2 IS NOT NULL AND created_at < ?2) OR "
+    "(coalesce(instance_id, '') <> ?1 AND lease_until IS NOT NULL AND lease_until < ?3))";
+
 constexpr std::string_view kScheme = "sqlite:";
 constexpr const char* kMemory = ":memory:";
 
@@ -270,7 +278,34 @@ Status SqliteRunStore::AppendEvents(const std::string& run_id,
   });
 }
 
+Result<bool> SqliteRunStore::AnyRow(const char* sql, std::string_view operation,
+                                    const std::function<void(Statement&)>& bind) {
+  // The write it stands for would fail on a file deleted or replaced under
+  // us: so does the look, and the store's health shows it even when idle.
+  if (file_) {
+    if (Status there = file_->CheckStillThere(); !there) return there.error();
+  }
+  bool any = false;
+  Status read = Read([&](SqliteDb& db) -> Status {
+    auto stmt = db.Prepare(sql, operation);
+    if (!stmt) return stmt.error();
+    bind(*stmt);
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    any = *row;
+    return OkStatus();
+  });
+  if (!read) return read.error();
+  return any;
+}
+
 Status SqliteRunStore::RenewLeases(const std::string& instance_id, WallTime until) {
+  // A run created after this look has a whole lease of its own.
+  Result<bool> owns = AnyRow(
+      "SELECT 1 FROM diagnosis_run WHERE status = 'RUNNING' AND instance_id = ?1 LIMIT 1",
+      "renew leases", [&](Statement& stmt) { stmt.Bind(1, instance_id); });
+  if (!owns) return owns.error();
+  if (!*owns) return OkStatus();
   std::string lease_until = FormatRfc3339Millis(until);
   return Write([&](SqliteDb& db) -> Status {
     auto renew = db.Prepare(
@@ -285,17 +320,19 @@ Result<std::vector<std::string>> SqliteRunStore::ReclaimLostRuns(const app::Lost
   std::string now = FormatRfc3339Millis(sweep.now);
   std::optional<std::string> started_at;
   if (sweep.started_at) started_at = FormatRfc3339Millis(*sweep.started_at);
+  auto bind = [&](Statement& find) {
+    find.Bind(1, sweep.instance_id).BindOptional(2, started_at).Bind(3, now);
+  };
   std::vector<std::string> lost;
+  Result<bool> any = AnyRow(kFindLostRuns, "find lost runs", bind);
+  if (!any) return any.error();
+  if (!*any) return lost;
   Status swept = Write([&](SqliteDb& db) -> Status {
     std::vector<std::pair<std::string, std::string>> runs;  // run id, conversation id
     {
-      auto find = db.Prepare(
-          "SELECT run_id, conversation_id FROM diagnosis_run WHERE status = 'RUNNING' AND ("
-          "(instance_id = ?1 AND ?2 IS NOT NULL AND created_at < ?2) OR "
-          "(coalesce(instance_id, '') <> ?1 AND lease_until IS NOT NULL AND lease_until < ?3))",
-          "find lost runs");
+      auto find = db.Prepare(kFindLostRuns, "find lost runs");
       if (!find) return find.error();
-      find->Bind(1, sweep.instance_id).BindOptional(2, started_at).Bind(3, now);
+      bind(*find);
       while (true) {
         Result<bool> row = find->Step();
         if (!row) return row.error();

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/run_store.h"
@@ -32,6 +33,7 @@
 namespace diagd::store {
 
 class SqliteDb;
+class Statement;
 
 class SqliteRunStore final : public app::RunStore {
  public:
@@ -100,6 +102,12 @@ class SqliteRunStore final : public app::RunStore {
   // mu_, where no other connection can open the store's database); its
   // results go out through what it captures.
   Status Read(const std::function<Status(SqliteDb&)>& read) EXCLUDES(mu_, readers_mu_);
+  // Whether `sql` finds a row, on a read connection. The upkeep's writes
+  // (lease renewal, lost-run sweep, observation purge) ask first, so that
+  // an idle server takes no write lock: each would wait for, and fail on,
+  // a lock another process holds.
+  Result<bool> AnyRow(const char* sql, std::string_view operation,
+                      const std::function<void(Statement&)>& bind);
   Result<std::unique_ptr<SqliteDb>> BorrowReader() EXCLUDES(readers_mu_);
   void ReturnReader(std::unique_ptr<SqliteDb> reader) EXCLUDES(readers_mu_);
 

@@ -241,6 +241,26 @@ TEST_P(ForeignLockTest, TheRunListIsAnsweredWhileAWriteWaitsForTheLock) {
   EXPECT_EQ(chat.get().status, 200);
 }
 
+// The store's upkeep (every second here) has nothing to renew, sweep or
+// purge on an idle server, and takes no write lock for it: an operator's
+// lock held past the store's 5 s busy timeout costs an idle server nothing,
+// where each round's writes would wait it out and fail.
+TEST(StoreFaults, AnIdleServersUpkeepTakesNoWriteLock) {
+  FixtureOptions options;
+  options.lease_seconds = 3;
+  ServerFixture server(options);
+  ASSERT_EQ(server.PostChat(kQuestion).status, 200);
+  ASSERT_TRUE(server.WaitIdle());
+  std::string path = server.config().storage.runs.substr(std::string("sqlite:").size());
+  {
+    WriteLockHolder lock(path);
+    std::this_thread::sleep_for(seconds(7));  // seven rounds, one past the busy timeout
+  }
+  std::string metrics = server.Get("/metrics").body;
+  EXPECT_NE(metrics.find("diagd_run_store_errors_total 0\n"), std::string::npos) << metrics;
+  EXPECT_EQ(Json(server.Get("/healthz").body)["store"].at("state"), "ok");
+}
+
 // What an operator types in `sqlite3 runs.db` to hold the file still.
 INSTANTIATE_TEST_SUITE_P(OperatorSessions, ForeignLockTest,
                          ::testing::Values("BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"),

@@ -105,6 +105,22 @@ TEST_P(SqliteForeignLockTest, ReadsAreAnsweredWhileAWriteWaitsForTheLock) {
   EXPECT_EQ(listed->size(), 2u) << "the waiting write went in once the lock was released";
 }
 
+// The server's upkeep on an idle server: nothing to renew, sweep or purge
+// takes no write lock. Each call that began a write would wait out the
+// busy timeout behind the operator's lock and fail "database is locked",
+// and an idle server would report its store failing.
+TEST_P(SqliteForeignLockTest, UpkeepWithNothingToDoTakesNoWriteLock) {
+  ForeignLock lock(path_, GetParam());
+  Status renewed = store_->RenewLeases("host-b", At(30'000));
+  EXPECT_TRUE(renewed) << renewed.error().ToString();
+  auto lost = store_->ReclaimLostRuns({"host-b", std::nullopt, At(60'000)});
+  ASSERT_TRUE(lost) << lost.error().ToString();
+  EXPECT_TRUE(lost->empty()) << "the run stored has no lease to run out";
+  auto purged = store_->PurgeObservations(At(60'000));
+  ASSERT_TRUE(purged) << purged.error().ToString();
+  EXPECT_EQ(*purged, 0);
+}
+
 // In WAL, BEGIN EXCLUSIVE locks out other writers just as BEGIN IMMEDIATE
 // does, and readers neither.
 INSTANTIATE_TEST_SUITE_P(OperatorSessions, SqliteForeignLockTest,
