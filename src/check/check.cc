@@ -5,6 +5,7 @@
 
 #include "check/backend_checks.h"
 #include "check/model_checks.h"
+#include "check/store_checks.h"
 #include "core/json_writer.h"
 #include "core/text.h"
 #include "http/http_client.h"
@@ -77,6 +78,7 @@ CheckReport RunChecks(const config::Config& config, const CheckOptions& options,
   for (CheckItem& item : CheckDatasources(config, clock, options.max_backend_time, progress)) {
     checks.push_back(std::move(item));
   }
+  for (CheckItem& item : CheckStores(config, progress)) checks.push_back(std::move(item));
   AppendModelChecks(config, options, progress, checks);
   return report;
 }

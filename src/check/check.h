@@ -24,7 +24,7 @@
 namespace diagd::check {
 
 // One row of the report: `part` is "config", "documents", "logs",
-// "datasource" or "model"; `name` what was checked (a path, a topic, a
+// "datasource", "store" or "model"; `name` what was checked (a path, a topic, a
 // datasource, a model at its URL); `detail` what was found; `advice` empty
 // when ok, else what to change.
 struct CheckItem {
@@ -63,7 +63,8 @@ struct CheckOptions {
 };
 
 // The rows, in order: config, documents, logs (the folder, then one per
-// topic), each datasource, each model endpoint. `clock` must be a real
+// topic), each datasource, the run store and Redis (when configured), each
+// model endpoint. `clock` must be a real
 // clock: deadlines and latencies are measured with it.
 CheckReport RunChecks(const config::Config& config, const CheckOptions& options, const Clock& clock,
                       CheckProgress* progress);

@@ -16,7 +16,7 @@ using M = Misconfiguration;
 
 // The table. Advice says what to change, in one line; docs/check.md
 // mirrors it (and docs/model-endpoints.md the model part).
-constexpr std::array<MisconfigurationEntry, 34> kEntries{{
+constexpr std::array<MisconfigurationEntry, 36> kEntries{{
     {M::kDocumentsFolderUnusable, "DOCUMENTS_FOLDER_UNUSABLE", "documents",
      "tools.documents.path is missing, not a folder, or unreadable",
      "set tools.documents.path to the folder of your Markdown runbooks and documents"},
@@ -76,6 +76,14 @@ constexpr std::array<MisconfigurationEntry, 34> kEntries{{
      "a harmless write was not refused",
      "do not use tools.mysql.datasources.{name} until this is fixed: report it as a diagd bug "
      "(docs/sql-safety.md)"},
+    {M::kRunStoreUnusable, "RUN_STORE_UNUSABLE", "store",
+     "the SQLite file or its folder cannot be opened or written, the file is no run store this "
+     "diagd may use, or PostgreSQL cannot be reached or refuses the login: diagd serve would stop",
+     "fix storage.runs, or the database it points at, as the detail says"},
+    {M::kRedisUnreachable, "REDIS_UNREACHABLE", "store",
+     "the Redis of storage.canonical does not answer PING: instances would not see each other's "
+     "runs",
+     "start Redis at {url}, or fix storage.canonical"},
     {M::kVllmWithoutToolParser, "VLLM_WITHOUT_TOOL_PARSER", "model",
      "400: \"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser",
      "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model, "

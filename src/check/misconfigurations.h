@@ -48,6 +48,9 @@ enum class Misconfiguration {
   kDatasourceCountFailed,  // reachable, but the catalog could not be read
   kDatasourceNoTables,     // reachable and empty: probably the wrong database
   kDatasourceWritable,     // a write was not refused
+  // Stores
+  kRunStoreUnusable,  // storage.runs cannot be opened: serve would stop on it
+  kRedisUnreachable,  // storage.canonical's Redis does not answer
   // Model endpoints
   kVllmWithoutToolParser,    // vLLM started without --enable-auto-tool-choice / --tool-call-parser
   kLlamaCppWithoutJinja,     // llama-server without --jinja
@@ -71,7 +74,7 @@ enum class Misconfiguration {
 struct MisconfigurationEntry {
   Misconfiguration id;
   const char* code;     // stable name, e.g. "VLLM_WITHOUT_TOOL_PARSER"
-  const char* part;     // "documents", "logs", "datasource" or "model"
+  const char* part;     // "documents", "logs", "datasource", "store" or "model"
   const char* symptom;  // what the check saw, for the docs
   const char* advice;   // the template `Advise` fills
 };

@@ -75,7 +75,8 @@ asio::awaitable<std::invoke_result_t<Call>> OffIoThread(Server::Impl& server, Ca
   co_await asio::co_spawn(server.store_calls, on_store_thread, asio::use_awaitable);
   co_return std::move(*result);
 }
-// Answers 500 STORE_UNAVAILABLE and closes: the run store failed.
+// Answers 503 STORE_UNAVAILABLE (with Retry-After) and closes: the run
+// store could not be read.
 asio::awaitable<bool> StoreFailed(Exchange& ex);
 // GET /healthz: up or shutting down, and the run store's state, read
 // without touching the store.

@@ -256,7 +256,9 @@ asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std:
 }  // namespace
 
 asio::awaitable<bool> StoreFailed(Exchange& ex) {
-  ApiError error{500, "STORE_UNAVAILABLE", "the run store failed; try again"};
+  // 503, as OVERLOADED: the store is away, locked or failing for now, and
+  // the client may ask again (after Retry-After) rather than wait on it.
+  ApiError error{503, "STORE_UNAVAILABLE", "the run store cannot be read now; try again"};
   Response response = ErrorResponse(error);
   co_return co_await ex.Reply(std::move(response), true);
 }

@@ -219,6 +219,15 @@ Result<int> SchemaVersion(SqliteDb& db) {
   return *max_row ? static_cast<int>(max->Int(0)) : 0;
 }
 
+Status CheckMigratable(SqliteDb& db, std::span<const Migration> steps) {
+  Result<int> current = SchemaVersion(db);
+  if (!current) return current.error();
+  if (Status newer = RefuseNewer(*current, steps.empty() ? 0 : steps.back().version); !newer) {
+    return newer;
+  }
+  return *current == 0 ? CheckOwnership(db) : OkStatus();
+}
+
 Status ApplyMigrations(SqliteDb& db, std::span<const Migration> steps, const Clock& clock) {
   int known = steps.empty() ? 0 : steps.back().version;
   Result<int> current = SchemaVersion(db);

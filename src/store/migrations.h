@@ -41,6 +41,10 @@ std::span<const Migration> RunStoreMigrations();
 // UNAVAILABLE when SQLite fails (including a file that is no database).
 Status ApplyMigrations(SqliteDb& db, std::span<const Migration> steps, const Clock& clock);
 
+// What ApplyMigrations would refuse, found without writing: a database
+// newer than `steps`, or one that belongs to another application.
+Status CheckMigratable(SqliteDb& db, std::span<const Migration> steps);
+
 // The highest applied version, 0 for a database without migrations.
 Result<int> SchemaVersion(SqliteDb& db);
 

@@ -89,11 +89,12 @@ std::optional<std::string> Statement::OptionalText(int column) const {
   return Text(column);
 }
 
-Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, OpenMode mode) {
   sqlite3* db = nullptr;
   // NOMUTEX: the owner serializes every use, so SQLite's own per-call
   // mutex would only cost time.
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (mode == OpenMode::kCreate) flags |= SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_close_v2(db);  // a handle is returned even on failure

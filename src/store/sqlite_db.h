@@ -77,10 +77,16 @@ class Statement {
 
 class SqliteDb {
  public:
-  // Opens (creating when missing) the database file at `path`, or a private
-  // in-memory database for ":memory:". Nothing is read from the file yet:
-  // SQLite notices a file that is no database at the first statement.
-  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  enum class OpenMode {
+    kCreate,    // the file is created when missing
+    kExisting,  // a missing file is an error (a reader never makes one)
+  };
+
+  // Opens the database file at `path`, or a private in-memory database for
+  // ":memory:". Nothing is read from the file yet: SQLite notices a file
+  // that is no database at the first statement.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path,
+                                                OpenMode mode = OpenMode::kCreate);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;

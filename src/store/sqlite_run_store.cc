@@ -26,6 +26,14 @@ Status RunStillRunning(SqliteDb& db, const std::string& run_id, std::string_view
   return CheckStillRunning(status, what);
 }
 
+// The runs no instance will finish (app::LostRunSweep): ?1 the sweeping
+// instance, ?2 when it started (NULL once its own left-behind runs are
+// ended), ?3 now.
+constexpr const char* kFindLostRuns =
+    "SELECT run_id, conversation_id FROM diagnosis_run WHERE status = 'RUNNING' AND ("
+    "(instance_id = ?1 AND ?2 IS NOT NULL AND created_at < ?2) OR "
+    "(coalesce(instance_id, '') <> ?1 AND lease_until IS NOT NULL AND lease_until < ?3))";
+
 constexpr std::string_view kScheme = "sqlite:";
 constexpr const char* kMemory = ":memory:";
 
@@ -107,14 +115,61 @@ Result<std::unique_ptr<SqliteRunStore>> SqliteRunStore::Open(const std::string& 
     if (!file) return Error::Unavailable("run store: " + *path + " vanished while it was opened");
   }
   return std::unique_ptr<SqliteRunStore>(
-      new SqliteRunStore(std::move(*db), std::move(file), clock));
+      new SqliteRunStore(std::move(*db), std::move(*path), std::move(file), clock));
 }
 
-SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file,
-                               const Clock& clock)
-    : file_(std::move(file)), clock_(clock), db_(std::move(db)) {}
+SqliteRunStore::SqliteRunStore(std::unique_ptr<SqliteDb> db, std::string path,
+                               std::optional<DbFileIdentity> file, const Clock& clock)
+    : path_(std::move(path)), file_(std::move(file)), clock_(clock), db_(std::move(db)) {}
 
 SqliteRunStore::~SqliteRunStore() = default;
+
+Status SqliteRunStore::Read(const std::function<Status(SqliteDb&)>& read) {
+  // ":memory:" has no other connection. A file deleted or replaced under
+  // us is read where the store opened it, through the writer's connection:
+  // a new one would open another database, or none.
+  if (!file_ || !file_->CheckStillThere()) {
+    MutexLock lock(mu_);
+    return read(*db_);
+  }
+  Result<std::unique_ptr<SqliteDb>> reader = BorrowReader();
+  if (!reader) return reader.error();
+  Status done = read(**reader);
+  ReturnReader(std::move(*reader));
+  return done;
+}
+
+Result<std::unique_ptr<SqliteDb>> SqliteRunStore::BorrowReader() {
+  {
+    MutexLock lock(readers_mu_);
+    if (!idle_readers_.empty()) {
+      std::unique_ptr<SqliteDb> reader = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+      return reader;
+    }
+  }
+  Result<std::unique_ptr<SqliteDb>> reader = SqliteDb::Open(path_, SqliteDb::OpenMode::kExisting);
+  if (!reader) return reader.error();
+  Status configured = (*reader)->Exec("PRAGMA busy_timeout = 1000; PRAGMA query_only = ON",
+                                      "open a read connection");
+  static_assert(kReadBusyTimeoutMs == 1000, "the PRAGMA above");
+  if (!configured) return configured.error();
+  return reader;
+}
+
+void SqliteRunStore::ReturnReader(std::unique_ptr<SqliteDb> reader) {
+  // Two store threads of the server, the upkeep and a run or two reading
+  // at once; more are closed (outside the lock: closing may checkpoint).
+  constexpr std::size_t kIdleReaders = 4;
+  {
+    MutexLock lock(readers_mu_);
+    if (idle_readers_.size() < kIdleReaders) {
+      idle_readers_.push_back(std::move(reader));
+      return;
+    }
+  }
+  reader.reset();
+}
 
 Status SqliteRunStore::CreateRun(const app::RunRecord& run) { return WriteRun(run, false); }
 
@@ -172,14 +227,18 @@ void SqliteRunStore::CommitGroup(const std::vector<PendingWrite*>& group) {
 }
 
 Result<std::optional<app::RunRecord>> SqliteRunStore::GetRun(const std::string& run_id) {
-  MutexLock lock(mu_);
-  // One read transaction: row, steps and trace from the same snapshot, even
-  // when another process finishes the run meanwhile.
-  Transaction tx(*db_);
-  if (Status begun = tx.Begin(Transaction::Kind::kRead, "read run"); !begun) return begun.error();
-  Result<std::optional<app::RunRecord>> run = ReadRunRows(*db_, run_id);
-  if (!run) return run.error();
-  if (Status done = tx.Commit(); !done) return done.error();
+  std::optional<app::RunRecord> run;
+  Status read = Read([&](SqliteDb& db) -> Status {
+    // One read transaction: row, steps and trace from the same snapshot,
+    // even when another process finishes the run meanwhile.
+    Transaction tx(db);
+    if (Status begun = tx.Begin(Transaction::Kind::kRead, "read run"); !begun) return begun;
+    Result<std::optional<app::RunRecord>> rows = ReadRunRows(db, run_id);
+    if (!rows) return rows.error();
+    run = std::move(*rows);
+    return tx.Commit();
+  });
+  if (!read) return read.error();
   return run;
 }
 
@@ -219,7 +278,34 @@ Status SqliteRunStore::AppendEvents(const std::string& run_id,
   });
 }
 
+Result<bool> SqliteRunStore::AnyRow(const char* sql, std::string_view operation,
+                                    const std::function<void(Statement&)>& bind) {
+  // The write it stands for would fail on a file deleted or replaced under
+  // us: so does the look, and the store's health shows it even when idle.
+  if (file_) {
+    if (Status there = file_->CheckStillThere(); !there) return there.error();
+  }
+  bool any = false;
+  Status read = Read([&](SqliteDb& db) -> Status {
+    auto stmt = db.Prepare(sql, operation);
+    if (!stmt) return stmt.error();
+    bind(*stmt);
+    Result<bool> row = stmt->Step();
+    if (!row) return row.error();
+    any = *row;
+    return OkStatus();
+  });
+  if (!read) return read.error();
+  return any;
+}
+
 Status SqliteRunStore::RenewLeases(const std::string& instance_id, WallTime until) {
+  // A run created after this look has a whole lease of its own.
+  Result<bool> owns = AnyRow(
+      "SELECT 1 FROM diagnosis_run WHERE status = 'RUNNING' AND instance_id = ?1 LIMIT 1",
+      "renew leases", [&](Statement& stmt) { stmt.Bind(1, instance_id); });
+  if (!owns) return owns.error();
+  if (!*owns) return OkStatus();
   std::string lease_until = FormatRfc3339Millis(until);
   return Write([&](SqliteDb& db) -> Status {
     auto renew = db.Prepare(
@@ -234,17 +320,19 @@ Result<std::vector<std::string>> SqliteRunStore::ReclaimLostRuns(const app::Lost
   std::string now = FormatRfc3339Millis(sweep.now);
   std::optional<std::string> started_at;
   if (sweep.started_at) started_at = FormatRfc3339Millis(*sweep.started_at);
+  auto bind = [&](Statement& find) {
+    find.Bind(1, sweep.instance_id).BindOptional(2, started_at).Bind(3, now);
+  };
   std::vector<std::string> lost;
+  Result<bool> any = AnyRow(kFindLostRuns, "find lost runs", bind);
+  if (!any) return any.error();
+  if (!*any) return lost;
   Status swept = Write([&](SqliteDb& db) -> Status {
     std::vector<std::pair<std::string, std::string>> runs;  // run id, conversation id
     {
-      auto find = db.Prepare(
-          "SELECT run_id, conversation_id FROM diagnosis_run WHERE status = 'RUNNING' AND ("
-          "(instance_id = ?1 AND ?2 IS NOT NULL AND created_at < ?2) OR "
-          "(coalesce(instance_id, '') <> ?1 AND lease_until IS NOT NULL AND lease_until < ?3))",
-          "find lost runs");
+      auto find = db.Prepare(kFindLostRuns, "find lost runs");
       if (!find) return find.error();
-      find->Bind(1, sweep.instance_id).BindOptional(2, started_at).Bind(3, now);
+      bind(*find);
       while (true) {
         Result<bool> row = find->Step();
         if (!row) return row.error();
@@ -276,8 +364,15 @@ Result<std::vector<std::string>> SqliteRunStore::ReclaimLostRuns(const app::Lost
 
 Result<std::vector<app::RunEvent>> SqliteRunStore::RunEvents(const std::string& run_id,
                                                             std::int64_t after_id) {
-  MutexLock lock(mu_);
-  return ReadEvents(*db_, run_id, after_id);
+  std::vector<app::RunEvent> events;
+  Status read = Read([&](SqliteDb& db) -> Status {
+    Result<std::vector<app::RunEvent>> rows = ReadEvents(db, run_id, after_id);
+    if (!rows) return rows.error();
+    events = std::move(*rows);
+    return OkStatus();
+  });
+  if (!read) return read.error();
+  return events;
 }
 
 Result<std::vector<app::RunSummary>> SqliteRunStore::ListRuns(int limit) {
@@ -325,26 +420,28 @@ Result<std::vector<app::ConversationTurn>> SqliteRunStore::RecentTurns(
   if (max_turns < 0) return Error::InvalidArgument("run store: max_turns is negative");
   std::vector<app::ConversationTurn> turns;
   if (max_turns == 0) return turns;
-  MutexLock lock(mu_);
-  auto stmt = db_->Prepare(
-      "SELECT role, content, run_id, created_at FROM conversation_message "
-      "WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2",
-      "read conversation");
-  if (!stmt) return stmt.error();
-  stmt->Bind(1, conversation_id).Bind(2, static_cast<std::int64_t>(max_turns));
-  while (true) {
-    Result<bool> row = stmt->Step();
-    if (!row) return row.error();
-    if (!*row) break;
-    app::ConversationTurn turn;
-    turn.role = stmt->Text(0);
-    turn.content = stmt->Text(1);
-    turn.run_id = stmt->Text(2);
-    Result<WallTime> created_at = ReadTime(*stmt, 3);
-    if (!created_at) return created_at.error();
-    turn.created_at = *created_at;
-    turns.push_back(std::move(turn));
-  }
+  Status read = Read([&](SqliteDb& db) -> Status {
+    auto stmt = db.Prepare(
+        "SELECT role, content, run_id, created_at FROM conversation_message "
+        "WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2",
+        "read conversation");
+    if (!stmt) return stmt.error();
+    stmt->Bind(1, conversation_id).Bind(2, static_cast<std::int64_t>(max_turns));
+    while (true) {
+      Result<bool> row = stmt->Step();
+      if (!row) return row.error();
+      if (!*row) return OkStatus();
+      app::ConversationTurn turn;
+      turn.role = stmt->Text(0);
+      turn.content = stmt->Text(1);
+      turn.run_id = stmt->Text(2);
+      Result<WallTime> created_at = ReadTime(*stmt, 3);
+      if (!created_at) return created_at.error();
+      turn.created_at = *created_at;
+      turns.push_back(std::move(turn));
+    }
+  });
+  if (!read) return read.error();
   // Read newest first to take the last N; the caller wants them in order.
   std::reverse(turns.begin(), turns.end());
   return turns;

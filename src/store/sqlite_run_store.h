@@ -2,12 +2,15 @@
 // default. Schema, migrations, durability and concurrency are described in
 // docs/run-store.md.
 //
-// Thread safety: safe for concurrent use. One connection, guarded by one
-// mutex: every call runs its statements alone. Writes are group-committed:
-// concurrent writers queue their statements and one of them commits them all
-// in one transaction, each under its own savepoint, so a busy server pays
-// one fsync for many runs' writes instead of one each, and one failing
-// write never undoes another. Other processes may share the file (WAL,
+// Thread safety: safe for concurrent use. Writes go through one connection,
+// guarded by one mutex, and are group-committed: concurrent writers queue
+// their statements and one of them commits them all in one transaction,
+// each under its own savepoint, so a busy server pays one fsync for many
+// runs' writes instead of one each, and one failing write never undoes
+// another. Reads go through read-only connections of their own, one per
+// concurrent reader: in WAL they read while a write waits for, or holds,
+// the write lock (this process's or another's: an operator's sqlite3
+// session, a backup). Other processes may share the file (WAL,
 // busy_timeout).
 #pragma once
 
@@ -16,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/run_store.h"
@@ -29,6 +33,7 @@
 namespace diagd::store {
 
 class SqliteDb;
+class Statement;
 
 class SqliteRunStore final : public app::RunStore {
  public:
@@ -76,23 +81,45 @@ class SqliteRunStore final : public app::RunStore {
                                                          int max_turns) override;
 
   static constexpr int kMaxListLimit = 200;
-  // How long a call waits for another process's write lock.
+  // How long a write waits for another process's write lock.
   static constexpr int kBusyTimeoutMs = 5000;
+  // How long a read waits for a lock that blocks readers (in WAL only a
+  // process holding the file in exclusive locking mode, or recovering it
+  // after a crash, does): past it the read fails UNAVAILABLE, so that a
+  // client is answered at once rather than after the lock.
+  static constexpr int kReadBusyTimeoutMs = 1000;
 
  private:
-  SqliteRunStore(std::unique_ptr<SqliteDb> db, std::optional<DbFileIdentity> file,
-                 const Clock& clock);
+  SqliteRunStore(std::unique_ptr<SqliteDb> db, std::string path,
+                 std::optional<DbFileIdentity> file, const Clock& clock);
 
   using PendingWrite = GroupCommit<SqliteDb>::PendingWrite;
   Status WriteRun(const app::RunRecord& run, bool replace) EXCLUDES(mu_);
   Status Write(std::function<Status(SqliteDb&)> apply) EXCLUDES(mu_);
   void CommitGroup(const std::vector<PendingWrite*>& group) EXCLUDES(mu_);
+  // Runs `read` on a read connection of its own (or on the writer's, under
+  // mu_, where no other connection can open the store's database); its
+  // results go out through what it captures.
+  Status Read(const std::function<Status(SqliteDb&)>& read) EXCLUDES(mu_, readers_mu_);
+  // Whether `sql` finds a row, on a read connection. The upkeep's writes
+  // (lease renewal, lost-run sweep, observation purge) ask first, so that
+  // an idle server takes no write lock: each would wait for, and fail on,
+  // a lock another process holds.
+  Result<bool> AnyRow(const char* sql, std::string_view operation,
+                      const std::function<void(Statement&)>& bind);
+  Result<std::unique_ptr<SqliteDb>> BorrowReader() EXCLUDES(readers_mu_);
+  void ReturnReader(std::unique_ptr<SqliteDb> reader) EXCLUDES(readers_mu_);
 
+  const std::string path_;
   const std::optional<DbFileIdentity> file_;  // empty for ":memory:"
   const Clock& clock_;
   Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
   GroupCommit<SqliteDb> commits_;
+  // Read connections not lent out; a few are kept, each with its prepared
+  // statements, the rest closed when they come back.
+  Mutex readers_mu_;
+  std::vector<std::unique_ptr<SqliteDb>> idle_readers_ GUARDED_BY(readers_mu_);
 };
 
 }  // namespace diagd::store

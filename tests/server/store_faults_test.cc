@@ -47,8 +47,9 @@ TEST(StoreFaults, EveryRunRouteAnswersAStoreReadErrorAndTheServerStaysUp) {
     for (const char* target : {"/api/v1/runs?limit=1", "/api/v1/runs/some-run",
                                "/api/v1/runs/some-run/events"}) {
       HttpReply reply = server.Get(target);
-      EXPECT_EQ(reply.status, 500) << target << ": " << reply.body;
+      EXPECT_EQ(reply.status, 503) << target << ": " << reply.body;
       EXPECT_EQ(Json(reply.body)["error"].at("code"), "STORE_UNAVAILABLE") << reply.body;
+      EXPECT_EQ(reply.headers["retry-after"], "2") << target;
     }
   }
   HttpReply health = server.Get("/healthz");
@@ -150,14 +151,15 @@ TEST(StoreFaults, ARunTheStoreRefusesToCreateIsNotExecuted) {
 }
 
 // Another process's write transaction on the run store's file, as a
-// backup tool or a second diagd would hold it, until released.
+// backup tool, a second diagd or an operator's `sqlite3` session (`begin`:
+// BEGIN IMMEDIATE or BEGIN EXCLUSIVE) would hold it, until released.
 class WriteLockHolder {
  public:
-  explicit WriteLockHolder(const std::string& path) {
+  explicit WriteLockHolder(const std::string& path, const char* begin = "BEGIN IMMEDIATE") {
     // It waits its turn for the lock like any client (the server may be
     // writing the run's start right now).
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK || sqlite3_busy_timeout(db_, 5000) ||
-        sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        sqlite3_exec(db_, begin, nullptr, nullptr, nullptr) != SQLITE_OK) {
       ADD_FAILURE() << "could not take the write lock of " << path;
     }
   }
@@ -205,6 +207,64 @@ TEST(StoreFaults, AWriteLockHeldPastTheBusyTimeoutDelaysTheResultAndLosesNothing
   EXPECT_EQ(metrics.find("diagd_run_store_errors_total 0\n"), std::string::npos)
       << "the first write should have failed on the lock and been retried:\n" << metrics;
 }
+
+class ForeignLockTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ForeignLockTest, TheRunListIsAnsweredWhileAWriteWaitsForTheLock) {
+  ServerFixture server(FixtureOptions{});
+  ASSERT_EQ(server.PostChat(kQuestion).status, 200);
+  std::string path = server.config().storage.runs.substr(std::string("sqlite:").size());
+  WriteLockHolder lock(path, GetParam());
+  // A chat's first write (its run) waits for the lock, for up to the
+  // store's 5 s busy timeout; /healthz counts it among the calls waiting.
+  auto chat = std::async(std::launch::async, [&] { return server.PostChat(kQuestion); });
+  auto waiting = [&] {
+    return Json(server.Get("/healthz").body)["store"].at("calls_waiting").as_int64() > 0;
+  };
+  auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  while (!waiting() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_TRUE(waiting()) << "the chat's write is waiting for the lock";
+  // A list is a read of a millisecond: two seconds is the bound a client is
+  // promised, whatever a write waits for.
+  for (int round = 0; round < 3; ++round) {
+    auto started = std::chrono::steady_clock::now();
+    HttpReply listed = server.Get("/api/v1/runs");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, seconds(2)) << "round " << round;
+    EXPECT_EQ(listed.status, 200) << listed.body;
+    EXPECT_EQ(Json(listed.body)["runs"].as_array().size(), 1u) << listed.body;
+  }
+  EXPECT_EQ(chat.wait_for(milliseconds(0)), std::future_status::timeout)
+      << "the chat still waited for the lock while the list was answered";
+  lock.Release();
+  EXPECT_EQ(chat.get().status, 200);
+}
+
+// The store's upkeep (every second here) has nothing to renew, sweep or
+// purge on an idle server, and takes no write lock for it: an operator's
+// lock held past the store's 5 s busy timeout costs an idle server nothing,
+// where each round's writes would wait it out and fail.
+TEST(StoreFaults, AnIdleServersUpkeepTakesNoWriteLock) {
+  FixtureOptions options;
+  options.lease_seconds = 3;
+  ServerFixture server(options);
+  ASSERT_EQ(server.PostChat(kQuestion).status, 200);
+  ASSERT_TRUE(server.WaitIdle());
+  std::string path = server.config().storage.runs.substr(std::string("sqlite:").size());
+  {
+    WriteLockHolder lock(path);
+    std::this_thread::sleep_for(seconds(7));  // seven rounds, one past the busy timeout
+  }
+  std::string metrics = server.Get("/metrics").body;
+  EXPECT_NE(metrics.find("diagd_run_store_errors_total 0\n"), std::string::npos) << metrics;
+  EXPECT_EQ(Json(server.Get("/healthz").body)["store"].at("state"), "ok");
+}
+
+// What an operator types in `sqlite3 runs.db` to hold the file still.
+INSTANTIATE_TEST_SUITE_P(OperatorSessions, ForeignLockTest,
+                         ::testing::Values("BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"),
+                         [](const auto& info) { return std::string(info.param).substr(6); });
 
 }  // namespace
 }  // namespace diagd::server::testing
