@@ -1,5 +1,5 @@
 // When a lease that ran out may be taken for its owner's death
-// (docs/reliability.md promise 5, CONTRACT.md 12.5).
+// (docs/reliability.md promise 5).
 //
 // An owner renews its leases through the run store. While the store does
 // not answer (stopped, stalled, unreachable, failing), no owner can renew,
