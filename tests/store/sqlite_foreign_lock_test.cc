@@ -90,7 +90,7 @@ TEST_P(SqliteForeignLockTest, ReadsAreAnsweredWhileAWriteWaitsForTheLock) {
     auto turns = store_->RecentTurns("conv-1", 10);
     ASSERT_TRUE(turns) << turns.error().ToString();
     EXPECT_EQ(turns->size(), 1u);
-    auto conversation = store_->ConversationRuns("conv-1");
+    auto conversation = store_->ConversationPage({"conv-1"});
     ASSERT_TRUE(conversation) << conversation.error().ToString();
     EXPECT_LT(std::chrono::steady_clock::now() - started, seconds(2)) << "round " << round;
     std::this_thread::sleep_for(milliseconds(20));
