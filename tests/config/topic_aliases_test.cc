@@ -44,8 +44,8 @@ TEST(TopicAliases, NoneByDefault) {
 
 TEST(TopicAliases, ABlankOrNonStringAliasNamesItsKey) {
   EXPECT_THAT(ErrorOf("[tools.logs.topics.order-service]\naliases = [\"订单\", \"  \"]\n"),
-              HasSubstr("diagd.toml:2: tools.logs.topics.order-service.aliases[1]: expected a "
-                        "name with something other than white space"));
+              HasSubstr("diagd.toml:2: tools.logs.topics.order-service.aliases[1]: expected "
+                        "text with something other than white space"));
   EXPECT_THAT(ErrorOf("[tools.logs.topics.order-service]\naliases = [\"\"]\n"),
               HasSubstr("tools.logs.topics.order-service.aliases[0]"));
   EXPECT_THAT(ErrorOf("[tools.logs.topics.order-service]\naliases = [3]\n"),
