@@ -65,6 +65,11 @@ Outcome FromTransportFailure(const http::Failure& failure, const http::Request& 
                     "the answer is larger than " + std::to_string(request.max_response_bytes) +
                         " bytes",
                     FailureReason::kModelBadResponse)};
+    case http::FailureKind::kHeadersTooLarge:
+      return {Error(ErrorCode::kInternal,
+                    "the endpoint sent response headers over " +
+                        std::to_string(http::kMaxResponseHeaderBytes / 1024) + " KiB",
+                    FailureReason::kModelBadResponse)};
     case http::FailureKind::kOther:
       if (failure.cancelled) return {Error::Cancelled("the run was cancelled during the model call")};
       break;
