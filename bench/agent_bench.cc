@@ -45,7 +45,8 @@ class FixedLogsAdapter final : public tools::ToolAdapter {
 // derived from the number of tool messages in the request.
 class FixedScriptModel final : public model::ChatModel {
  public:
-  Result<model::ChatResponse> Complete(const model::ChatRequest& request) override {
+  Result<model::ChatResponse, model::CallError> Complete(
+      const model::ChatRequest& request) override {
     int tool_results = 0;
     for (const auto& message : request.messages) tool_results += message.role == model::Role::kTool;
     model::ChatResponse response;

@@ -311,6 +311,7 @@ Misconfiguration RecognizeTransportFailure(const http::Failure& failure) {
     case http::FailureKind::kTimeout:
       return M::kNoAnswerInTime;
     case http::FailureKind::kTooLarge:
+    case http::FailureKind::kHeadersTooLarge:
       return M::kNotAChatCompletion;
     case http::FailureKind::kConnect:
       if (Contains(folded, "resolve")) return M::kHostNotFound;

@@ -108,10 +108,17 @@ class [[nodiscard]] Result {
   Result(Unexpected<G> error)  // NOLINT
       : state_(std::in_place_index<1>, std::move(error).error()) {}
   // Returning an `Error` from a function that returns `Result<T>` is the
-  // common case; allow it directly when the error type is `Error`.
-  template <typename G = E, typename = std::enable_if_t<std::is_same_v<G, Error> &&
+  // common case; allow it directly when the error type is `Error`, or a
+  // type that extends it (an error with more to say, built from a plain one).
+  template <typename G = E, typename = std::enable_if_t<std::is_base_of_v<Error, G> &&
                                                         !std::is_same_v<T, Error>>>
   Result(Error error)  // NOLINT
+      : state_(std::in_place_index<1>, std::move(error)) {}
+  // An extending error is taken whole: never cut down to its `Error` part.
+  template <typename G = E,
+            typename = std::enable_if_t<std::is_base_of_v<Error, G> && !std::is_same_v<G, Error>>,
+            typename = void>
+  Result(E error)  // NOLINT
       : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool has_value() const { return state_.index() == 0; }

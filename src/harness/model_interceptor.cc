@@ -9,21 +9,29 @@ Result<ModelCallResult> ModelInterceptor::Call(model::ChatRequest& request) {
   request.deadline = std::chrono::steady_clock::now() + budget_.TimeLeft();
   request.cancel = budget_.cancel_token();
   auto response = model_.Complete(request);
-  if (!response && budget_.cancelled()) {
-    // Abandoned for the cancel, whatever the client made of it: no failure.
-    return Error::Cancelled("the run was cancelled");
-  }
   if (!response) {
-    ledger_.RecordFailure(request.component, response.error());
-    return std::move(response).error();
+    const model::CallError& error = response.error();
+    // A completion of no use was made and billed all the same: audited,
+    // once, before the call fails.
+    if (error.completed) Audit(request.component, error.usage);
+    if (budget_.cancelled()) {
+      // Abandoned for the cancel, whatever the client made of it: no failure.
+      return Error::Cancelled("the run was cancelled");
+    }
+    ledger_.RecordFailure(request.component, error);
+    return Error(error);
   }
+  ModelCallResult result = Audit(request.component, response->usage);
+  result.response = std::move(*response);
+  return result;
+}
 
-
+ModelCallResult ModelInterceptor::Audit(model::Component component,
+                                        const std::optional<model::Usage>& usage) {
   ModelCallResult result;
-  const auto& usage = response->usage;
-  result.component_round = ledger_.Record(request.component, usage);
+  result.component_round = ledger_.Record(component, usage);
   std::vector<TraceField> fields{
-      {"component", std::string(model::ComponentName(request.component))},
+      {"component", std::string(model::ComponentName(component))},
       {"component_round", static_cast<std::int64_t>(result.component_round)},
       {"usage_available", usage.has_value()}};
   if (usage) {
@@ -34,7 +42,6 @@ Result<ModelCallResult> ModelInterceptor::Call(model::ChatRequest& request) {
     result.total_tokens = usage->total_tokens;
   }
   trace_.Record(TraceEventType::kModelCall, std::move(fields));
-  result.response = std::move(*response);
   return result;
 }
 

@@ -3,8 +3,9 @@
 // is never made); the model is called, with the run's time left as the
 // request's deadline; the provider's usage is recorded once, into the ledger
 // (a MODEL_CALL trace event with the component round) and into the budget
-// total, from the same numbers. A call that failed goes into the ledger's
-// failures.
+// total, from the same numbers. That holds for every completion the endpoint
+// answered, also one of no use that fails the call (CallError::completed). A
+// call that failed goes into the ledger's failures.
 //
 // Thread safety: one per run, used by the run's worker.
 #pragma once
@@ -32,11 +33,15 @@ class ModelInterceptor {
 
   // RESOURCE_EXHAUSTED when the budget refused (no call made); CANCELLED
   // when the run was cancelled before or during the call (not a failure);
-  // the model's own error when it failed (not audited: a call that got no
-  // response is not a made call). Sets `request.deadline` and `cancel`.
+  // the model's own error when it failed (audited only when the endpoint
+  // answered a completion: a call that got none is not a made call). Sets
+  // `request.deadline` and `cancel`.
   Result<ModelCallResult> Call(model::ChatRequest& request);
 
  private:
+  // Records one made call and its usage; the result without its response.
+  ModelCallResult Audit(model::Component component, const std::optional<model::Usage>& usage);
+
   model::ChatModel& model_;
   RunBudget& budget_;
   ModelCallLedger& ledger_;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "core/fiber.h"
 #include "http/body_parts.h"
@@ -33,6 +35,28 @@ std::size_t Write(char* data, std::size_t size, std::size_t count, void* user) {
     return 0;  // makes curl abort the transfer
   }
   sink->body.append(data, bytes);
+  return bytes;
+}
+
+// The answer's head, as curl hands it over: line by line, each whole. Its
+// own limit makes a long head a failure that says so; libcurl's limits
+// (below) fail with misleading words.
+struct HeadCount {
+  std::size_t bytes = 0;
+  bool ended = false;  // the blank line that ends a head was the last line
+  bool too_large = false;
+};
+
+std::size_t CountHead(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* head = static_cast<HeadCount*>(user);
+  std::size_t bytes = size * count;
+  head->bytes += bytes;
+  if (head->bytes > kMaxResponseHeaderBytes) {
+    head->too_large = true;
+    return 0;  // makes curl abort the transfer
+  }
+  head->ended = bytes <= 2 && std::string_view(data, bytes).find_first_not_of("\r\n") ==
+                                  std::string_view::npos;
   return bytes;
 }
 
@@ -164,6 +188,9 @@ Result<Response, Failure> Send(const Request& request) {
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // timeouts without signals: safe in threads
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &Write);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  HeadCount head;
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &CountHead);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &head);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   // A handle's buffers live while the model thinks, once per waiting run:
@@ -186,6 +213,14 @@ Result<Response, Failure> Send(const Request& request) {
   if (request.cancel.stop_requested()) return Unexpected(cancelled);
   if (sink.too_large) {
     return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});
+  }
+  // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) before
+  // CountHead sees it, as if memory ran out (and a head over 300 KiB as a
+  // receive error, which CountHead's limit comes before).
+  if (head.too_large || (code == CURLE_OUT_OF_MEMORY && !head.ended)) {
+    return Unexpected(Failure{FailureKind::kHeadersTooLarge,
+                              "response headers over " +
+                                  std::to_string(kMaxResponseHeaderBytes / 1024) + " KiB"});
   }
   if (code != CURLE_OK) return Unexpected(Failure{KindOf(code), curl_easy_strerror(code)});
 

@@ -46,10 +46,11 @@ struct Response {
 };
 
 enum class FailureKind {
-  kConnect,   // could not connect (refused, DNS, TLS): a retry may help
-  kTimeout,   // no complete answer in time
-  kTooLarge,  // the answer exceeded max_response_bytes
-  kOther,     // anything else (malformed URL, protocol error)
+  kConnect,          // could not connect (refused, DNS, TLS): a retry may help
+  kTimeout,          // no complete answer in time
+  kTooLarge,         // the answer exceeded max_response_bytes
+  kHeadersTooLarge,  // the answer's headers exceeded kMaxResponseHeaderBytes
+  kOther,            // anything else (malformed URL, protocol error)
 };
 
 struct Failure {
@@ -60,6 +61,11 @@ struct Failure {
   // be retried.
   bool cancelled = false;
 };
+
+// The most header bytes an answer may carry (status line and fields, all
+// together). Larger is no answer a client should read: a broken proxy or a
+// hostile server.
+inline constexpr std::size_t kMaxResponseHeaderBytes = 64 * 1024;
 
 // libcurl writes a body smaller than this in the same send as the headers
 // when it is given whole (`body`, or a single part); one in several parts

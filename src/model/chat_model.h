@@ -16,6 +16,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -153,17 +154,39 @@ struct ChatResponse {
   std::string finish_reason;   // as the provider sent it; empty when absent or null
 };
 
+// Why a call failed. Most failures got no completion. Some got one that is
+// no usable answer (cut at the token limit before any content, a tool call
+// of the wrong shape): the endpoint generated and billed it all the same, so
+// the call was made, and its usage is accounted like any other's.
+struct CallError : Error {
+  CallError() = default;
+  CallError(Error error) : Error(std::move(error)) {}  // NOLINT: every Error is one
+  // A completion the endpoint answered, no usable answer, with its usage
+  // (absent when the provider reported none).
+  static CallError Unusable(Error error, std::optional<Usage> usage) {
+    CallError unusable(std::move(error));
+    unusable.completed = true;
+    unusable.usage = usage;
+    return unusable;
+  }
+
+  // The endpoint answered with a completion: the call was made.
+  bool completed = false;
+  std::optional<Usage> usage;  // only when `completed`
+};
+
 class ChatModel {
  public:
   virtual ~ChatModel() = default;
   // One completion. Errors: UNAVAILABLE (unreachable, or a retryable status
   // after the bounded retries), DEADLINE_EXCEEDED (no answer in time),
   // INVALID_ARGUMENT (the provider refused the request: 4xx), INTERNAL (the
-  // answer is not a usable chat completion), CANCELLED (`request.cancel`). Each carries its
+  // answer is not a usable chat completion; `completed` when it was one, of
+  // no use), CANCELLED (`request.cancel`). Each carries its
   // `FailureReason` (docs/model-endpoints.md) where the provider knows it; messages
   // say what happened in the provider's words and never hold the API key, a
   // bearer token, a prompt or a model output.
-  virtual Result<ChatResponse> Complete(const ChatRequest& request) = 0;
+  virtual Result<ChatResponse, CallError> Complete(const ChatRequest& request) = 0;
   // How outputs name this model: "offline (rule-based, not an LLM)" or the
   // configured model name.
   virtual std::string Label(Component component) const = 0;

@@ -37,7 +37,7 @@ bool IsRetryableStatus(int status) {
 // The verdict on one exchange: a final result, or an error worth another
 // try (after at least `retry_after` when the endpoint asked for a wait).
 struct Outcome {
-  Result<ChatResponse> result;
+  Result<ChatResponse, CallError> result;
   bool retryable = false;
   std::optional<std::chrono::seconds> retry_after;
 };
@@ -64,6 +64,11 @@ Outcome FromTransportFailure(const http::Failure& failure, const http::Request& 
       return {Error(ErrorCode::kInternal,
                     "the answer is larger than " + std::to_string(request.max_response_bytes) +
                         " bytes",
+                    FailureReason::kModelBadResponse)};
+    case http::FailureKind::kHeadersTooLarge:
+      return {Error(ErrorCode::kInternal,
+                    "the endpoint sent response headers over " +
+                        std::to_string(http::kMaxResponseHeaderBytes / 1024) + " KiB",
                     FailureReason::kModelBadResponse)};
     case http::FailureKind::kOther:
       if (failure.cancelled) return {Error::Cancelled("the run was cancelled during the model call")};
@@ -140,17 +145,15 @@ std::string OpenAiChatModel::Label(Component component) const {
   return config_.For(component).name;
 }
 
-Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
+Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& request) {
   const config::ModelEndpoint& endpoint = config_.For(request.component);
   const std::string& secret = endpoint.api_key;
-  auto fail = [&](const Error& error) {
+  auto fail = [&](CallError error) {
     // The last line of defence: whatever the message was built from, no
     // credential leaves this module in it.
-    return Error(error.code,
-                 wire::ScrubCredentials(std::string(ComponentName(request.component)) +
-                                            " model call: " + error.message,
-                                        secret),
-                 error.reason);
+    error.message = wire::ScrubCredentials(
+        std::string(ComponentName(request.component)) + " model call: " + error.message, secret);
+    return error;
   };
   if (endpoint.provider != config::ModelProvider::kOpenAi) {
     return fail(Error::FailedPrecondition("the component is configured with the offline provider"));
@@ -211,9 +214,12 @@ Result<ChatResponse> OpenAiChatModel::Complete(const ChatRequest& request) {
 
     Outcome outcome = Exchange(http_request, secret, cut_by_deadline);
     if (outcome.result.has_value()) return std::move(outcome.result);
-    Error error = outcome.result.error();
-    // A cancelled run is never retried, whatever the attempt ended with.
-    if (request.cancel.stop_requested()) return fail(Error::Cancelled("the run was cancelled"));
+    CallError error = std::move(outcome.result).error();
+    // A cancelled run is never retried, whatever the attempt ended with; a
+    // completion it got is reported all the same (it was made, and billed).
+    if (request.cancel.stop_requested() && !error.completed) {
+      return fail(Error::Cancelled("the run was cancelled"));
+    }
     if (!outcome.retryable) return fail(error);
     if (attempt >= max_attempts) {
       error.message += " (after " + std::to_string(attempt) + " attempts)";

@@ -18,7 +18,8 @@
 // after the retries), DEADLINE_EXCEEDED (MODEL_UNREACHABLE; RUN_TIMEOUT when
 // the run's deadline cut it), INVALID_ARGUMENT (MODEL_HTTP_ERROR for a 4xx,
 // MODEL_NO_TOOL_SUPPORT, or no reason for a tool schema that is not a JSON
-// object), INTERNAL (MODEL_BAD_RESPONSE, MODEL_OUTPUT_TRUNCATED), and
+// object), INTERNAL (MODEL_BAD_RESPONSE, MODEL_OUTPUT_TRUNCATED; `completed`,
+// with its usage, when the endpoint answered a completion of no use), and
 // FAILED_PRECONDITION when the component's endpoint is configured with the
 // offline provider (the caller routes those elsewhere). Messages name the
 // component, what went wrong and the HTTP status; they may end with the
@@ -61,7 +62,7 @@ class OpenAiChatModel final : public ChatModel {
  public:
   explicit OpenAiChatModel(config::ModelConfig config, OpenAiClientOptions options = {});
 
-  Result<ChatResponse> Complete(const ChatRequest& request) override;
+  Result<ChatResponse, CallError> Complete(const ChatRequest& request) override;
   // The configured model name of `component`.
   std::string Label(Component component) const override;
 

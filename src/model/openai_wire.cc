@@ -497,6 +497,68 @@ std::size_t ReusableMessages(const ChatRequest& request, config::ReplayReasoning
   return conversation.shapes.size();
 }
 
+// `choices[0].message` of a body that is no error object.
+const bj::object* FirstMessage(const bj::object& root) {
+  const bj::value* choices = root.if_contains("choices");
+  if (choices == nullptr || !choices->is_array() || choices->get_array().empty()) return nullptr;
+  const bj::value& first = choices->get_array().front();
+  const bj::value* message =
+      first.is_object() ? first.get_object().if_contains("message") : nullptr;
+  return message != nullptr && message->is_object() ? &message->get_object() : nullptr;
+}
+
+// The answer in `choices[0]`, without the usage (DecodeResponse's errors).
+Result<ChatResponse> DecodeChoice(const bj::object& root) {
+  const bj::value* choices = root.if_contains("choices");
+  if (choices == nullptr || !choices->is_array() || choices->get_array().empty()) {
+    return BadBody(ErrorCode::kInternal, "response has no choices");
+  }
+  const bj::object* message_object = FirstMessage(root);
+  if (message_object == nullptr) {
+    return BadBody(ErrorCode::kInternal, "response choices[0].message: expected an object");
+  }
+  const bj::object& first = choices->get_array().front().get_object();
+
+  ChatResponse response;
+  if (auto finish = json::GetString(first, "finish_reason")) {
+    response.finish_reason = std::string(*finish);
+  }
+  response.message.role = Role::kAssistant;
+  auto content = DecodeContent(message_object->if_contains("content"));
+  if (!content.has_value()) return Error(content.error()).Because(FailureReason::kModelBadResponse);
+  SplitReasoning(*message_object, std::move(*content), response.message);
+
+  const bj::value* tool_calls = message_object->if_contains("tool_calls");
+  if (tool_calls != nullptr && !tool_calls->is_null()) {
+    if (!tool_calls->is_array()) {
+      return BadBody(ErrorCode::kInternal,
+                     std::string("response tool_calls: expected an array, got ") +
+                         json::KindName(*tool_calls));
+    }
+    const bj::array& calls = tool_calls->get_array();
+    response.message.tool_calls.reserve(calls.size());
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      auto call = DecodeToolCall(calls[i], i);
+      if (!call.has_value()) return Error(call.error()).Because(FailureReason::kModelBadResponse);
+      response.message.tool_calls.push_back(std::move(*call));
+    }
+  }
+  const bool nothing = response.message.content.empty() && response.message.tool_calls.empty();
+  if (nothing && IsZeroValue(root, *message_object, response.finish_reason)) {
+    return BadBody(ErrorCode::kUnavailable,
+                   "the endpoint sent an empty zero-value completion (no role, no finish reason)");
+  }
+  if (nothing && response.finish_reason == "length") {
+    return Error(ErrorCode::kInternal,
+                 "the answer was cut at the token limit before any content or tool call" +
+                     std::string(response.message.reasoning.empty()
+                                     ? ""
+                                     : " (the tokens went to reasoning)"),
+                 FailureReason::kModelOutputTruncated);
+  }
+  return response;
+}
+
 }  // namespace
 
 Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view model_name,
@@ -544,8 +606,8 @@ Result<std::string> EncodeRequest(const ChatRequest& request, std::string_view m
   return conversation.Body();
 }
 
-Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret,
-                                    std::string_view content_type) {
+Result<ChatResponse, CallError> DecodeResponse(std::string_view body, std::string_view secret,
+                                               std::string_view content_type) {
   if (LooksLikeEventStream(content_type, body)) return EventStreamError();
   auto parsed = ParseLenient(body);
   if (!parsed.has_value()) {
@@ -570,56 +632,20 @@ Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secr
       return BadBody(ErrorCode::kUnavailable, "the endpoint answered 200 with an error: " + said);
     }
   }
-  if (choices == nullptr || !choices->is_array() || choices->get_array().empty()) {
-    return BadBody(ErrorCode::kInternal, "response has no choices");
+  const std::optional<Usage> usage = DecodeUsage(root);
+  auto choice = DecodeChoice(root);
+  if (choice.has_value()) {
+    choice->usage = usage;
+    return std::move(*choice);
   }
-  const bj::value& first = choices->get_array().front();
-  const bj::value* message =
-      first.is_object() ? first.get_object().if_contains("message") : nullptr;
-  if (message == nullptr || !message->is_object()) {
-    return BadBody(ErrorCode::kInternal, "response choices[0].message: expected an object");
+  // A body that says it was billed, or that holds an answer, is a completion
+  // of no use: the call was made. Not one that is retried (the attempt that
+  // replaces it is the call) nor Go's zero value (nothing was generated).
+  const bool completed = usage.has_value() || FirstMessage(root) != nullptr;
+  if (completed && choice.error().code != ErrorCode::kUnavailable) {
+    return CallError::Unusable(std::move(choice).error(), usage);
   }
-  const bj::object& message_object = message->get_object();
-
-  ChatResponse response;
-  if (auto finish = json::GetString(first.get_object(), "finish_reason")) {
-    response.finish_reason = std::string(*finish);
-  }
-  response.message.role = Role::kAssistant;
-  auto content = DecodeContent(message_object.if_contains("content"));
-  if (!content.has_value()) return Error(content.error()).Because(FailureReason::kModelBadResponse);
-  SplitReasoning(message_object, std::move(*content), response.message);
-
-  const bj::value* tool_calls = message_object.if_contains("tool_calls");
-  if (tool_calls != nullptr && !tool_calls->is_null()) {
-    if (!tool_calls->is_array()) {
-      return BadBody(ErrorCode::kInternal,
-                     std::string("response tool_calls: expected an array, got ") +
-                         json::KindName(*tool_calls));
-    }
-    const bj::array& calls = tool_calls->get_array();
-    response.message.tool_calls.reserve(calls.size());
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      auto call = DecodeToolCall(calls[i], i);
-      if (!call.has_value()) return Error(call.error()).Because(FailureReason::kModelBadResponse);
-      response.message.tool_calls.push_back(std::move(*call));
-    }
-  }
-  const bool nothing = response.message.content.empty() && response.message.tool_calls.empty();
-  if (nothing && IsZeroValue(root, message_object, response.finish_reason)) {
-    return BadBody(ErrorCode::kUnavailable,
-                   "the endpoint sent an empty zero-value completion (no role, no finish reason)");
-  }
-  if (nothing && response.finish_reason == "length") {
-    return Error(ErrorCode::kInternal,
-                 "the answer was cut at the token limit before any content or tool call" +
-                     std::string(response.message.reasoning.empty()
-                                     ? ""
-                                     : " (the tokens went to reasoning)"),
-                 FailureReason::kModelOutputTruncated);
-  }
-  response.usage = DecodeUsage(root);
-  return response;
+  return std::move(choice).error();
 }
 
 std::string ProviderErrorMessage(std::string_view body, std::string_view secret) {

@@ -48,12 +48,16 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
 //     content and no tool call left (the tokens went to reasoning);
 //   INVALID_ARGUMENT with reason MODEL_NO_TOOL_SUPPORT: an error object
 //     saying the request's tools are refused (RefusesTools).
+// An INTERNAL error of a body that holds `choices[0].message` or reports
+// usage is `completed`, with that usage: the endpoint answered and billed
+// the call, though with nothing usable (a retryable error never is).
 // Messages name what is wrong and where, with the provider's own words
 // only from its error message (scrubbed of `secret`), never the content. A
 // tool call of the wrong shape fails the whole answer rather than being
 // skipped: a dropped call would turn an intended action into a final answer.
-Result<ChatResponse> DecodeResponse(std::string_view body, std::string_view secret = {},
-                                    std::string_view content_type = {});
+Result<ChatResponse, CallError> DecodeResponse(std::string_view body,
+                                               std::string_view secret = {},
+                                               std::string_view content_type = {});
 
 // Whether a provider's error message says it refuses tool calling for this
 // model or server setup (vLLM without --enable-auto-tool-choice, llama.cpp

@@ -12,7 +12,7 @@ class PerComponentModel final : public model::ChatModel {
   explicit PerComponentModel(const config::ModelConfig& config)
       : config_(config), openai_(config) {}
 
-  Result<model::ChatResponse> Complete(const model::ChatRequest& request) override {
+  Result<model::ChatResponse, model::CallError> Complete(const model::ChatRequest& request) override {
     return For(request.component).Complete(request);
   }
   std::string Label(model::Component component) const override {

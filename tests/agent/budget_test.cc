@@ -127,5 +127,28 @@ TEST_F(AgentTest, AFailedModelCallIsNotAudited) {
   EXPECT_EQ(Trace().find("MODEL_CALL"), std::string::npos);
 }
 
+// A completion of no use (all its tokens spent on reasoning) fails the
+// call, but the endpoint billed it: audited once, in the trace and the
+// budget alike, and the failure is kept too.
+TEST_F(AgentTest, AFailedCallThatGotACompletionIsAuditedOnceWithItsUsage) {
+  model_.Fail(model::CallError::Unusable(
+      Error(ErrorCode::kInternal, "cut at the token limit", FailureReason::kModelOutputTruncated),
+      model::Usage{3000, 1024, 4024}));
+  Run();
+  run_->RecordRunFinished("FAILED", "FAILED");
+  std::string trace = Trace();
+  EXPECT_NE(trace.find("MODEL_CALL component=DIAGNOSIS_AGENT component_round=1 usage_available=true "
+                       "input_tokens=3000 output_tokens=1024 total_tokens=4024"),
+            std::string::npos)
+      << trace;
+  EXPECT_NE(trace.find("budget_total_tokens=4024 audited_total_tokens=4024 audited_calls=1 "
+                       "usage_unavailable_calls=0 tokens_reconciled=true"),
+            std::string::npos)
+      << trace;
+  auto failures = run_->ledger().Failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].reason, FailureReason::kModelOutputTruncated);
+}
+
 }  // namespace
 }  // namespace diagd::agent

@@ -5,6 +5,8 @@
 // stored record, the reason and detail on stderr, and one plain sentence in
 // the FAILED fallback's limitations; and the key never shows.
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "e2e/cli_fixture.h"
 #include "model/endpoint_shapes.h"
@@ -115,6 +117,38 @@ TEST_P(FailureReasonTest, TheRunFailsSayingWhyEverywhere) {
 
 INSTANTIATE_TEST_SUITE_P(Endpoints, FailureReasonTest, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// DeepSeek spent every token of the answer on reasoning and billed them:
+// the run still fails MODEL_OUTPUT_TRUNCATED, and the call is on the
+// record as a MODEL_CALL with its usage, counted in the run's totals.
+TEST_F(CliTest, ABilledCompletionOfNoUseIsAccountedAndTheRunFailsTruncated) {
+  server_.Then(Raw(200, shapes::kDeepSeekReasoningOnlyLength));
+  auto ask = Ask("订单服务为什么大量 500？", {"--route", "diagnosis"});
+  EXPECT_EQ(ask.exit_code, 1) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();
+  auto record = RunRecord(std::string(result.at("run_id").as_string()));
+  EXPECT_EQ(record.at("failure_reason"), "MODEL_OUTPUT_TRUNCATED");
+  EXPECT_EQ(record.at("total_token_count").as_int64(), 4024);
+
+  std::vector<boost::json::object> model_calls;
+  const boost::json::object* finished = nullptr;
+  for (const auto& event : record.at("trace").as_array()) {
+    const auto& fields = event.at("fields").as_object();
+    if (event.at("type") == "MODEL_CALL") model_calls.push_back(fields);
+    if (event.at("type") == "RUN_FINISHED") finished = &fields;
+  }
+  ASSERT_EQ(model_calls.size(), 1u);
+  EXPECT_EQ(model_calls[0].at("component"), "DIAGNOSIS_AGENT");
+  EXPECT_EQ(model_calls[0].at("usage_available"), true);
+  EXPECT_EQ(model_calls[0].at("input_tokens").as_int64(), 3000);
+  EXPECT_EQ(model_calls[0].at("output_tokens").as_int64(), 1024);
+  EXPECT_EQ(model_calls[0].at("total_tokens").as_int64(), 4024);
+  ASSERT_NE(finished, nullptr);
+  EXPECT_EQ(finished->at("audited_calls").as_int64(), 1);
+  EXPECT_EQ(finished->at("audited_total_tokens").as_int64(), 4024);
+  EXPECT_EQ(finished->at("budget_total_tokens").as_int64(), 4024);
+  EXPECT_EQ(finished->at("tokens_reconciled"), true);
+}
 
 TEST_F(CliTest, AnUnreachableEndpointIsModelUnreachable) {
   std::string config = ReadFile(dir_ / "diagd.toml");

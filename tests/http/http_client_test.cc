@@ -90,6 +90,51 @@ std::vector<SendResult> SendOnFibers(int fibers, const std::function<SendResult(
   return results;
 }
 
+// A server whose answers carry `headers`.
+LoopbackHttpServer::Handler AnswerWithHeaders(
+    std::vector<std::pair<std::string, std::string>> headers) {
+  return [headers = std::move(headers)](const LoopbackHttpServer::Request&) {
+    LoopbackHttpServer::Response response{200, "application/json", "{}"};
+    response.headers = headers;
+    return response;
+  };
+}
+
+// `count` header fields of `bytes` bytes each.
+std::vector<std::pair<std::string, std::string>> Fields(int count, std::size_t bytes) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (int i = 0; i < count; ++i) {
+    fields.emplace_back("X-Field-" + std::to_string(i), std::string(bytes, 'h'));
+  }
+  return fields;
+}
+
+// libcurl's own limits fail with misleading words ("Out of memory" for one
+// line over 100 KiB, a receive error for a head over 300 KiB): a long head
+// is a failure of its own kind, on a thread as on a fiber.
+TEST(HttpClient, RefusesResponseHeadersOverTheLimitAndSaysSo) {
+  LoopbackHttpServer one_long_line(AnswerWithHeaders({{"X-Padding", std::string(1 << 20, 'h')}}));
+  LoopbackHttpServer many_lines(AnswerWithHeaders(Fields(400, 1000)));
+  LoopbackHttpServer just_under(AnswerWithHeaders(Fields(60, 1000)));
+  for (const LoopbackHttpServer* server : {&one_long_line, &many_lines}) {
+    Request request;
+    request.url = server->BaseUrl();
+    auto threaded = Send(request);
+    auto fibered = SendOnFibers(1, [&] { return Send(request); });
+    ASSERT_EQ(fibered.size(), 1u);
+    for (const auto* sent : {&threaded, &fibered[0]}) {
+      ASSERT_FALSE(sent->has_value());
+      EXPECT_EQ(sent->error().kind, FailureKind::kHeadersTooLarge) << sent->error().message;
+      EXPECT_EQ(sent->error().message, "response headers over 64 KiB");
+    }
+  }
+  Request request;
+  request.url = just_under.BaseUrl();
+  auto read = Send(request);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  EXPECT_EQ(read->body, "{}");
+}
+
 TEST(HttpClient, OnFibersTransfersWaitTogetherWithoutHoldingTheWorker) {
   // One worker, 50 requests answered only after 1.5 s: every request reaches
   // the server before any answer only if a waiting transfer parks its fiber.

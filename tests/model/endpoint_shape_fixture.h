@@ -62,7 +62,7 @@ class EndpointShapeTest : public OpenAiClientTest {
   }
 
   // One call of a client with key `api_key` after `body` was scripted once.
-  Result<ChatResponse> PlayOnce(const std::string& body, int status = 200,
+  Result<ChatResponse, CallError> PlayOnce(const std::string& body, int status = 200,
                                 const std::string& content_type = "application/json",
                                 const std::string& api_key = "") {
     server_.AnswerRaw(status, content_type, body);
@@ -91,9 +91,9 @@ class EndpointShapeTest : public OpenAiClientTest {
   }
 
   // The failure of `result`; a success fails the test.
-  static Error FailureOf(const Result<ChatResponse>& result) {
+  static CallError FailureOf(const Result<ChatResponse, CallError>& result) {
     EXPECT_FALSE(result.has_value()) << "the call succeeded";
-    if (result.has_value()) return Error{};
+    if (result.has_value()) return CallError{};
     return result.error();
   }
 

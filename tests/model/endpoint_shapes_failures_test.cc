@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +26,11 @@ class FailureShapeTest : public EndpointShapeTest {
  protected:
   // The error of one call by a client holding the test key, after `body`
   // was scripted `times` times; checks that the message holds no secret.
-  Error FailWith(int status, const std::string& body, int times = 1,
-                 const std::string& content_type = "application/json") {
+  CallError FailWith(int status, const std::string& body, int times = 1,
+                     const std::string& content_type = "application/json") {
     Repeat(status, content_type, body, times);
     auto response = Client(kTestKey)->Complete(AskWithTools());
-    Error error = FailureOf(response);
+    CallError error = FailureOf(response);
     ExpectNothingSecretIn(error);
     return error;
   }
@@ -180,15 +182,63 @@ TEST_F(FailureShapeTest, ProxyTextInsteadOfJsonIsBadResponse) {
 
 // ------------------------------------------ out of tokens
 
-TEST_F(FailureShapeTest, DeepSeekTokensSpentOnReasoningIsOutputTruncated) {
-  Error error = FailWith(200, kDeepSeekReasoningOnlyLength, 3);
+// The endpoint billed the tokens it spent on reasoning: the failed call
+// was made, and carries its usage to be accounted.
+TEST_F(FailureShapeTest, DeepSeekTokensSpentOnReasoningIsOutputTruncatedWithItsUsage) {
+  CallError error = FailWith(200, kDeepSeekReasoningOnlyLength, 3);
   EXPECT_EQ(ReasonOf(error), "MODEL_OUTPUT_TRUNCATED");
   EXPECT_THAT(error.message, ::testing::Not(HasSubstr("First, the timeline")));
+  EXPECT_TRUE(error.completed);
+  ASSERT_TRUE(error.usage.has_value());
+  EXPECT_EQ(error.usage->input_tokens, 3000);
+  EXPECT_EQ(error.usage->output_tokens, 1024);
+  EXPECT_EQ(error.usage->total_tokens, 4024);
+  EXPECT_EQ(server_.Requests().size(), 1u);
 }
 
-TEST_F(FailureShapeTest, OllamaTokensSpentOnReasoningFieldIsOutputTruncated) {
-  Error error = FailWith(200, kOllamaReasoningOnlyLength, 3);
+TEST_F(FailureShapeTest, OllamaTokensSpentOnReasoningFieldIsOutputTruncatedWithItsUsage) {
+  CallError error = FailWith(200, kOllamaReasoningOnlyLength, 3);
   EXPECT_EQ(ReasonOf(error), "MODEL_OUTPUT_TRUNCATED");
+  EXPECT_TRUE(error.completed);
+  ASSERT_TRUE(error.usage.has_value());
+  EXPECT_EQ(error.usage->total_tokens, 1820);
+}
+
+// Which failed answers were made calls: a completion of no use, with or
+// without usage, and any final answer that reports usage; not an attempt
+// that is retried, nor Go's zero value (nothing was generated).
+TEST_F(FailureShapeTest, AFailedCallIsCompletedOnlyWhenTheEndpointAnsweredACompletion) {
+  const std::string usage = R"("usage":{"prompt_tokens":40,"completion_tokens":9,"total_tokens":49})";
+  const std::string bad_call = R"({"choices":[{"message":{"role":"assistant","content":null,)"
+                               R"("tool_calls":[{"id":"c","function":{"name":""}}]},)"
+                               R"("finish_reason":"tool_calls"}])";
+  struct Case {
+    std::string body;
+    bool completed;
+    std::optional<std::int64_t> total_tokens;
+  };
+  const std::vector<Case> cases = {
+      {bad_call + "," + usage + "}", true, 49},
+      {bad_call + "}", true, std::nullopt},
+      {R"({"choices":[{"message":{"content":42},"finish_reason":"stop"}],)" + usage + "}", true, 49},
+      {R"({"choices":[],)" + usage + "}", true, 49},
+      {R"({"choices":[]})", false, std::nullopt},
+      {R"({"error":{"message":"upstream failed"},)" + usage + "}", false, std::nullopt},
+      {kOllamaZeroValue, false, std::nullopt},
+      {R"({"choices":[{"message":{"cont)", false, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    server_.AnswerRaw(200, "application/json", c.body);
+    OpenAiClientOptions options = FastOptions();
+    options.max_attempts = 1;
+    OpenAiChatModel client(ConfigFor(server_.BaseUrl()), options);
+    CallError error = FailureOf(client.Complete(AskWithTools()));
+    EXPECT_EQ(error.completed, c.completed) << c.body;
+    EXPECT_EQ(error.usage.has_value(), c.total_tokens.has_value()) << c.body;
+    if (error.usage && c.total_tokens) {
+      EXPECT_EQ(error.usage->total_tokens, *c.total_tokens) << c.body;
+    }
+  }
 }
 
 // DeepSeek-R1 without a reasoning parser, cut off inside its think block:

@@ -167,6 +167,21 @@ TEST_F(OpenAiClientTest, RefusesAnOversizedAnswer) {
   EXPECT_EQ(server_.Requests().size(), 1u);
 }
 
+// libcurl's own words for a header line over its limit are "Out of
+// memory", which sends an operator hunting in the wrong place.
+TEST_F(OpenAiClientTest, SaysAnAnswerWithHugeHeadersIsRefusedForItsHeaders) {
+  server_.AnswerRaw(200, "application/json", R"({"choices":[]})",
+                    {{"X-Padding", std::string(1 << 20, 'h')}});
+  server_.Answer("not asked");
+  auto response = Client()->Complete(Ask(kPrompt));
+  ASSERT_FALSE(response.has_value());
+  EXPECT_EQ(response.error().code, ErrorCode::kInternal);
+  EXPECT_EQ(response.error().reason, FailureReason::kModelBadResponse);
+  EXPECT_EQ(response.error().message,
+            "DIAGNOSIS_AGENT model call: the endpoint sent response headers over 64 KiB");
+  EXPECT_EQ(server_.Requests().size(), 1u);  // the same endpoint would send them again
+}
+
 TEST_F(OpenAiClientTest, RefusesAToolSchemaThatIsNotAnObjectWithoutCallingTheModel) {
   ChatRequest request = Ask(kPrompt);
   request.tools = MakeToolList({{"search_documents", "d", "[not json"}});

@@ -23,7 +23,7 @@ std::filesystem::path FreshDir() {
 
 class ThrowingModel final : public model::ChatModel {
  public:
-  Result<model::ChatResponse> Complete(const model::ChatRequest&) override {
+  Result<model::ChatResponse, model::CallError> Complete(const model::ChatRequest&) override {
     throw std::runtime_error("a bug deep inside diagd");
   }
   std::string Label(model::Component) const override { return "throwing (test double)"; }

@@ -11,6 +11,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -21,7 +22,9 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 
@@ -90,6 +93,27 @@ http::response<http::string_body> ToHttp(LoopbackHttpServer::Response in, bool k
   out.body() = std::move(in.body);
   out.prepare_payload();
   return out;
+}
+
+// Beast holds a header field of less than 64 KiB; an answer with a longer
+// one (what a hostile endpoint may send) has its head written by hand.
+bool FitsBeast(const LoopbackHttpServer::Response& in) {
+  constexpr std::size_t kMaxBeastField = 65535;
+  for (const auto& [name, value] : in.headers) {
+    if (name.size() > kMaxBeastField || value.size() > kMaxBeastField) return false;
+  }
+  return true;
+}
+
+std::string HandWritten(LoopbackHttpServer::Response in, bool keep_alive) {
+  const auto status = static_cast<unsigned>(in.status);
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " +
+                    std::string(http::obsolete_reason(http::int_to_status(status))) + "\r\n";
+  out += "Content-Type: " + in.content_type + "\r\n";
+  for (const auto& [name, value] : in.headers) out += name + ": " + value + "\r\n";
+  out += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  out += "Content-Length: " + std::to_string(in.body.size()) + "\r\n\r\n";
+  return out + in.body;
 }
 
 void Close(tcp::socket& socket) {
@@ -195,8 +219,16 @@ asio::awaitable<bool> LoopbackHttpServer::Loop::Converse(Exchange& exchange) {
   }
   const bool again = keep_alive && request_keep_alive;
   const bool close_after = response.close_after_answer;
-  http::response<http::string_body> answer = ToHttp(std::move(response), again);
-  auto [write_error, written] = co_await http::async_write(exchange.socket, answer, kAsValues);
+  boost::system::error_code write_error;
+  if (FitsBeast(response)) {
+    http::response<http::string_body> answer = ToHttp(std::move(response), again);
+    std::tie(write_error, std::ignore) =
+        co_await http::async_write(exchange.socket, answer, kAsValues);
+  } else {
+    const std::string answer = HandWritten(std::move(response), again);
+    std::tie(write_error, std::ignore) =
+        co_await asio::async_write(exchange.socket, asio::buffer(answer), kAsValues);
+  }
   if (!again || write_error || close_after) {
     Close(exchange.socket);
     co_return false;

@@ -55,12 +55,14 @@ Message DiagnosisTurn(const ChatRequest& request) {
 
 }  // namespace
 
-Result<ChatResponse> OfflineModel::Complete(const ChatRequest& request) {
+Result<ChatResponse, CallError> OfflineModel::Complete(const ChatRequest& request) {
   // The rules use the standard library and Boost.JSON, which report
   // exhaustion (memory, regex complexity) by throwing: nothing crosses this
   // boundary but a value.
   try {
-    return Answer(request);
+    auto answer = Answer(request);
+    if (!answer) return answer.error();
+    return std::move(*answer);
   } catch (...) {
     return Error::Internal("the offline model could not answer");
   }

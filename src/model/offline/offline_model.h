@@ -27,7 +27,7 @@ class OfflineModel final : public ChatModel {
   // An unreadable request gets the component's safe answer; INTERNAL only
   // if the rules themselves fail (out of memory). Usage is reported as zero
   // tokens: no model was called.
-  Result<ChatResponse> Complete(const ChatRequest& request) override;
+  Result<ChatResponse, CallError> Complete(const ChatRequest& request) override;
   std::string Label(Component component) const override;
 
  private:

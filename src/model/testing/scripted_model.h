@@ -15,11 +15,11 @@ namespace diagd::model::testing {
 
 class ScriptedModel final : public ChatModel {
  public:
-  Result<ChatResponse> Complete(const ChatRequest& request) override {
+  Result<ChatResponse, CallError> Complete(const ChatRequest& request) override {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(request);
     if (script_.empty()) return Error::Internal("scripted model: script exhausted");
-    Result<ChatResponse> reply = std::move(script_.front());
+    Result<ChatResponse, CallError> reply = std::move(script_.front());
     script_.pop_front();
     return reply;
   }
@@ -41,7 +41,7 @@ class ScriptedModel final : public ChatModel {
     response.usage = usage;
     return Push(std::move(response));
   }
-  ScriptedModel& Fail(Error error) {
+  ScriptedModel& Fail(CallError error) {
     std::lock_guard<std::mutex> lock(mu_);
     script_.emplace_back(std::move(error));
     return *this;
@@ -63,7 +63,7 @@ class ScriptedModel final : public ChatModel {
 
  private:
   mutable std::mutex mu_;
-  std::deque<Result<ChatResponse>> script_;
+  std::deque<Result<ChatResponse, CallError>> script_;
   std::vector<ChatRequest> requests_;
 };
 

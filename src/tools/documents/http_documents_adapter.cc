@@ -60,6 +60,7 @@ Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::ExecuteCancellable(
       case http::FailureKind::kTimeout:
         return Fail(ToolErrorCode::kToolTimeout);
       case http::FailureKind::kTooLarge:
+      case http::FailureKind::kHeadersTooLarge:
         return Fail(ToolErrorCode::kQueryFailed, "the documents service answered too much");
       case http::FailureKind::kConnect:
       case http::FailureKind::kOther:

@@ -11,7 +11,7 @@
 
 namespace diagd::model::offline::testing {
 
-Result<ChatResponse> RecordingOfflineModel::Complete(const ChatRequest& request) {
+Result<ChatResponse, CallError> RecordingOfflineModel::Complete(const ChatRequest& request) {
   auto response = inner_.Complete(request);
   std::lock_guard<std::mutex> lock(mu_);
   requests_.push_back(request);

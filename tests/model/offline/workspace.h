@@ -27,7 +27,7 @@ namespace diagd::model::offline::testing {
 // The offline model, recording every answer it gave (for transcripts).
 class RecordingOfflineModel final : public ChatModel {
  public:
-  Result<ChatResponse> Complete(const ChatRequest& request) override;
+  Result<ChatResponse, CallError> Complete(const ChatRequest& request) override;
   std::string Label(Component component) const override { return inner_.Label(component); }
   std::vector<ChatRequest> Requests() const;
   std::vector<Message> Answers() const;
