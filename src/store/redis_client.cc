@@ -9,7 +9,7 @@
 #include <charconv>
 #include <ctime>
 
-#include "core/text.h"
+#include "core/percent_decode.h"
 
 namespace diagd::store {
 namespace {
@@ -20,24 +20,6 @@ constexpr int kMaxDb = 9999;  // config_rules.cc's CheckCanonicalUrl allows four
 Error UrlError(std::string_view what) {
   return Error::InvalidArgument("redis URL: " + std::string(what) +
                                 " (expected redis://[[user]:password@]host[:port][/db])");
-}
-
-std::optional<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out.push_back(text[i]);
-      continue;
-    }
-    if (i + 2 >= text.size()) return std::nullopt;
-    const int high = text::HexValue(text[i + 1]);
-    const int low = text::HexValue(text[i + 2]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out.push_back(static_cast<char>(high * 16 + low));
-    i += 2;
-  }
-  return out;
 }
 
 bool AllDigits(std::string_view text) {

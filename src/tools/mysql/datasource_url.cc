@@ -3,37 +3,18 @@
 #include <charconv>
 #include <optional>
 
+#include "core/percent_decode.h"
+
 namespace diagd::tools::mysql {
 namespace {
 
 constexpr std::string_view kSqliteScheme = "sqlite:";
 constexpr std::string_view kMysqlScheme = "mysql://";
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// "%40" -> "@". A '%' not followed by two hex digits stays as it is: a
-// password written without encoding keeps working.
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      int high = HexValue(s[i + 1]);
-      int low = HexValue(s[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
+// "%40" -> "@". A value with a '%' that starts no escape is taken as it
+// is written: a password written without encoding keeps working.
+std::string DecodedOrAsWritten(std::string_view s) {
+  return diagd::PercentDecode(s).value_or(std::string(s));
 }
 
 std::optional<int> ParsePort(std::string_view text) {
@@ -60,11 +41,11 @@ Result<DatasourceLocation> ParseMysql(std::string_view rest) {
 
   MysqlLocation location;
   std::size_t colon = userinfo.find(':');
-  location.user = PercentDecode(userinfo.substr(0, colon));
+  location.user = DecodedOrAsWritten(userinfo.substr(0, colon));
   if (colon != std::string_view::npos)
-    location.password = PercentDecode(userinfo.substr(colon + 1));
+    location.password = DecodedOrAsWritten(userinfo.substr(colon + 1));
   if (location.user.empty()) return bad;
-  location.database = PercentDecode(database);
+  location.database = DecodedOrAsWritten(database);
 
   std::string_view host = hostport;
   std::string_view port;

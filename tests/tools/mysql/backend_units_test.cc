@@ -158,6 +158,10 @@ TEST(DatasourceUrl, ReadsMysqlWithAndWithoutPasswordAndPort) {
   EXPECT_EQ(mysql.port, 3307);
   EXPECT_EQ(mysql.database, "shop");
 
+  auto unencoded = ParseDatasourceUrl("mysql://app:50%off@db.internal/shop");
+  ASSERT_TRUE(unencoded);
+  EXPECT_EQ(std::get<MysqlLocation>(*unencoded).password, "50%off") << "taken as written";
+
   auto plain = ParseDatasourceUrl("mysql://reader@[::1]/Chinook");
   ASSERT_TRUE(plain);
   EXPECT_EQ(std::get<MysqlLocation>(*plain).host, "::1");
