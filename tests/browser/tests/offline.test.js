@@ -117,6 +117,7 @@ test("a long conversation's earlier questions come a page at a time, whatever it
   await more.waitFor();
   assert.equal(await links.count(), 20, "the first page");
   assert.equal(await more.textContent(), "More of this conversation");
+  await screenshot(page, "conversation-pages", page.locator("nav.earlier"));
   await more.click();
   await waitFor(async () => (await links.count()) === 21, { what: "the second page" });
   assert.equal(await more.count(), 0, "this run reached: nothing more to read");
