@@ -8,6 +8,30 @@ namespace diagd::release {
 
 using harness::StopReason;
 
+namespace {
+
+// What a fallback says of a conclusion that was not released: a verified one
+// about something else names what it misses; any other was not verified.
+FallbackDetails UnreleasedConclusionDetails(const agent::DiagnosisDraft& draft,
+                                            const SubjectReport& subjects,
+                                            GuardResult subject_check,
+                                            config::Language language) {
+  FallbackDetails details;
+  details.missing_info = draft.limitations.missing_info;
+  if (subject_check == GuardResult::kFailed) {
+    const auto& names = subjects.unmentioned.empty() ? subjects.unreached : subjects.unmentioned;
+    details.limitations.push_back(subjects.unmentioned.empty()
+                                      ? SubjectsUnreachedSentence(names, language)
+                                      : SubjectsUnmentionedSentence(names, language));
+    details.missing_info.push_back(SubjectsWhereQuestion(names, language));
+  } else {
+    details.conclusion_unverified = true;
+  }
+  return details;
+}
+
+}  // namespace
+
 DiagnosisReleaseUseCase::DiagnosisReleaseUseCase(ReleaseDeps deps)
     : deps_(deps),
       evidence_guard_(deps.store),
@@ -41,58 +65,17 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
     //    verified facts.
     code = has_observed_facts ? FallbackCode::kInsufficientEvidence : FallbackCode::kFailed;
   } else if (draft && draft->conclusion) {
-    // 1. A conclusion: evidence guard, at most one repair and the guard
-    //    again, then the subject check, then the semantic guard. Only all
-    //    passing publishes it.
-    agent::DiagnosisDraft candidate = *draft;
-    GuardReport report = evidence_guard_.Check(run_id, *candidate.conclusion);
-    if (report.Passed()) {
-      decision.evidence_guard = GuardResult::kPassed;
-    } else if (report.Repairable()) {
-      auto repaired =
-          evidence_repair_.Repair(model_calls, run_id, question, candidate, report.violations);
-      if (repaired) report = evidence_guard_.Check(run_id, *repaired->conclusion);
-      if (repaired && report.Passed()) {
-        candidate = std::move(*repaired);
-        decision.evidence_guard = GuardResult::kRepaired;
-      } else {
-        decision.evidence_guard = GuardResult::kFailed;
-      }
-    } else {
-      decision.evidence_guard = GuardResult::kFailed;  // the store could not be read
-    }
-    SubjectReport subjects;
-    if (decision.evidence_guard != GuardResult::kFailed) {
-      std::vector<std::string> questions = earlier_questions;
-      questions.push_back(question);
-      subjects =
-          subject_check_.Check(run_id, questions, execution.snapshot, *candidate.conclusion);
-      decision.subject_check = subjects.result;
-    }
-    if (decision.evidence_guard != GuardResult::kFailed &&
-        decision.subject_check != GuardResult::kFailed) {
-      decision.semantic_guard =
-          semantic_guard_.Supports(model_calls, run_id, question, *candidate.conclusion)
-              ? GuardResult::kPassed
-              : GuardResult::kFailed;
-    }
+    // 1. A conclusion: published only when every check passes.
+    CheckedConclusion checked =
+        CheckConclusion(model_calls, run_id, question, execution, earlier_questions, decision);
     if (decision.semantic_guard == GuardResult::kPassed) {
       decision.outcome = ReleaseOutcome::kDiagnosis;
-      decision.diagnosis = Publish(run_id, candidate, std::move(report.citations));
+      decision.diagnosis = Publish(run_id, checked.draft, std::move(checked.evidence.citations));
       RecordDecision(run, decision);
       return decision;
     }
-    details.missing_info = draft->limitations.missing_info;
-    if (decision.subject_check == GuardResult::kFailed) {
-      // Verified, maybe, but about something else: say what it misses.
-      const auto& names = subjects.unmentioned.empty() ? subjects.unreached : subjects.unmentioned;
-      details.limitations.push_back(subjects.unmentioned.empty()
-                                        ? SubjectsUnreachedSentence(names, deps_.language)
-                                        : SubjectsUnmentionedSentence(names, deps_.language));
-      details.missing_info.push_back(SubjectsWhereQuestion(names, deps_.language));
-    } else {
-      details.conclusion_unverified = true;
-    }
+    details = UnreleasedConclusionDetails(*draft, checked.subjects, decision.subject_check,
+                                          deps_.language);
     code = checked_anything                           ? FallbackCode::kInsufficientEvidence
            : !draft->limitations.missing_info.empty() ? FallbackCode::kMissingRequiredContext
                                                       : FallbackCode::kFailed;
@@ -124,6 +107,43 @@ ReleaseDecision DiagnosisReleaseUseCase::Release(
   decision.fallback = fallbacks_.Build(run_id, code, execution.snapshot, std::move(details));
   RecordDecision(run, decision);
   return decision;
+}
+
+DiagnosisReleaseUseCase::CheckedConclusion DiagnosisReleaseUseCase::CheckConclusion(
+    harness::ModelInterceptor& model_calls, const std::string& run_id,
+    const std::string& question, const agent::DiagnosisAgentExecution& execution,
+    const std::vector<std::string>& earlier_questions, ReleaseDecision& decision) const {
+  CheckedConclusion checked{*execution.draft, {}, {}};
+  checked.evidence = evidence_guard_.Check(run_id, *checked.draft.conclusion);
+  if (checked.evidence.Passed()) {
+    decision.evidence_guard = GuardResult::kPassed;
+  } else if (checked.evidence.Repairable()) {
+    auto repaired = evidence_repair_.Repair(model_calls, run_id, question, checked.draft,
+                                            checked.evidence.violations);
+    if (repaired) checked.evidence = evidence_guard_.Check(run_id, *repaired->conclusion);
+    if (repaired && checked.evidence.Passed()) {
+      checked.draft = std::move(*repaired);
+      decision.evidence_guard = GuardResult::kRepaired;
+    } else {
+      decision.evidence_guard = GuardResult::kFailed;
+    }
+  } else {
+    decision.evidence_guard = GuardResult::kFailed;  // the store could not be read
+  }
+  if (decision.evidence_guard == GuardResult::kFailed) return checked;
+
+  std::vector<std::string> questions = earlier_questions;
+  questions.push_back(question);
+  checked.subjects =
+      subject_check_.Check(run_id, questions, execution.snapshot, *checked.draft.conclusion);
+  decision.subject_check = checked.subjects.result;
+  if (decision.subject_check == GuardResult::kFailed) return checked;
+
+  decision.semantic_guard =
+      semantic_guard_.Supports(model_calls, run_id, question, *checked.draft.conclusion)
+          ? GuardResult::kPassed
+          : GuardResult::kFailed;
+  return checked;
 }
 
 Diagnosis DiagnosisReleaseUseCase::Publish(const std::string& run_id,

@@ -16,6 +16,7 @@
 
 #include "agent/diagnosis_agent.h"
 #include "config/config.h"
+#include "harness/model_interceptor.h"
 #include "harness/run_context.h"
 #include "model/chat_model.h"
 #include "release/evidence_guard.h"
@@ -50,6 +51,21 @@ class DiagnosisReleaseUseCase {
                           const std::vector<std::string>& earlier_questions = {}) const;
 
  private:
+  // What checking a draft's conclusion left: the draft as repaired, the
+  // evidence guard's report (its citations) and the subject check's names.
+  struct CheckedConclusion {
+    agent::DiagnosisDraft draft;
+    GuardReport evidence;
+    SubjectReport subjects;
+  };
+  // The checks in order, each only after the one before passed: evidence
+  // guard, at most one repair and the guard again, subject check, semantic
+  // guard. Sets the decision's three guard results.
+  CheckedConclusion CheckConclusion(harness::ModelInterceptor& model_calls,
+                                    const std::string& run_id, const std::string& question,
+                                    const agent::DiagnosisAgentExecution& execution,
+                                    const std::vector<std::string>& earlier_questions,
+                                    ReleaseDecision& decision) const;
   Diagnosis Publish(const std::string& run_id, const agent::DiagnosisDraft& draft,
                     std::vector<PublishedCitation> citations) const;
   void RecordDecision(harness::RunContext& run, const ReleaseDecision& decision) const;
