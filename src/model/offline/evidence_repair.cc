@@ -47,15 +47,9 @@ bool CallIsBad(const std::string& problem) {
   return problem == "UNKNOWN_CALL" || problem == "FOREIGN_CALL" || problem == "NOT_EVIDENCE";
 }
 
-}  // namespace
+using Observations = std::map<std::string, std::vector<QuotableText>>;
 
-std::string EvidenceRepairAnswer(const std::string& user_message, Lang lang) {
-  bool en = lang == Lang::kEn;
-  Draft draft;
-  auto parsed = json::Parse(user_message);
-  if (!parsed || !parsed->is_object()) return DraftToJson(draft);
-  const auto& request = parsed->as_object();
-
+std::vector<Violation> ViolationsOf(const bj::object& request) {
   std::vector<Violation> violations;
   if (const auto* list = request.if_contains("violations"); list && list->is_array()) {
     for (const auto& item : list->as_array()) {
@@ -65,17 +59,91 @@ std::string EvidenceRepairAnswer(const std::string& user_message, Lang lang) {
           {StringOf(o, "tool_call_id"), StringOf(o, "quote"), StringOf(o, "problem")});
     }
   }
-  std::map<std::string, std::vector<QuotableText>> observations;
+  return violations;
+}
+
+Observations ObservationsOf(const bj::object& request) {
+  Observations observations;
   if (const auto* map = request.if_contains("observations"); map && map->is_object()) {
     for (const auto& [id, observation] : map->as_object()) {
       observations[std::string(id)] = QuotableTexts(json::Serialize(observation));
     }
   }
-  auto fix = [&](const std::string& id, const std::string& quote) -> std::optional<std::string> {
-    auto it = observations.find(id);
-    if (it == observations.end()) return std::nullopt;
-    return FixQuote(quote, it->second);
-  };
+  return observations;
+}
+
+// The conclusion with its citations kept or fixed; none when no citation
+// is left (`dropped_root_cause` then says what was withdrawn).
+std::optional<DraftConclusion> RepairedConclusion(const bj::object& conclusion,
+                                                  const std::vector<Violation>& violations,
+                                                  const Observations& observations,
+                                                  std::string& dropped_root_cause) {
+  DraftConclusion kept{StringOf(conclusion, "root_cause"), StringOf(conclusion, "confidence"), {}};
+  if (kept.confidence != "HIGH" && kept.confidence != "MEDIUM" && kept.confidence != "LOW") {
+    kept.confidence = "LOW";
+  }
+  if (const auto* evidence = conclusion.if_contains("evidence"); evidence && evidence->is_array()) {
+    for (const auto& item : evidence->as_array()) {
+      if (!item.is_object()) continue;
+      std::string id = StringOf(item.as_object(), "tool_call_id");
+      std::string quote = StringOf(item.as_object(), "quote");
+      const Violation* violation = ViolationOf(violations, id, quote);
+      if (violation == nullptr) {
+        kept.evidence.push_back({id, quote});
+      } else if (!CallIsBad(violation->problem)) {
+        auto it = observations.find(id);
+        if (it == observations.end()) continue;
+        if (auto fixed = FixQuote(quote, it->second)) kept.evidence.push_back({id, *fixed});
+      }
+    }
+  }
+  if (kept.evidence.empty() || kept.root_cause.empty()) {
+    dropped_root_cause = kept.root_cause;
+    return std::nullopt;
+  }
+  // Fewer citations than claimed: the confidence cannot stay the same.
+  if (kept.evidence.size() == 1 && kept.confidence == "HIGH") kept.confidence = "MEDIUM";
+  return kept;
+}
+
+// The findings whose call exists and whose quote is (or could be made) true.
+std::vector<DraftFinding> RepairedFindings(const bj::array& findings,
+                                           const std::vector<Violation>& violations,
+                                           const Observations& observations) {
+  std::vector<DraftFinding> kept;
+  for (const auto& item : findings) {
+    if (!item.is_object()) continue;
+    const auto& o = item.as_object();
+    DraftFinding finding{StringOf(o, "tool_call_id"), StringOf(o, "kind") != "NOT_FOUND",
+                         StringOf(o, "statement"), StringOf(o, "quote")};
+    if (finding.call_id.empty() || finding.statement.empty()) continue;
+    const Violation* violation = ViolationOf(violations, finding.call_id, finding.quote);
+    if (violation != nullptr && CallIsBad(violation->problem)) continue;
+    if (finding.found) {
+      auto it = observations.find(finding.call_id);
+      if (it != observations.end()) {
+        auto fixed = FixQuote(finding.quote, it->second);
+        if (!fixed) continue;
+        finding.quote = *fixed;
+      } else if (text::CodePointCount(finding.quote) < 4) {
+        continue;
+      }
+    }
+    kept.push_back(std::move(finding));
+  }
+  return kept;
+}
+
+}  // namespace
+
+std::string EvidenceRepairAnswer(const std::string& user_message, Lang lang) {
+  bool en = lang == Lang::kEn;
+  Draft draft;
+  auto parsed = json::Parse(user_message);
+  if (!parsed || !parsed->is_object()) return DraftToJson(draft);
+  const auto& request = parsed->as_object();
+  std::vector<Violation> violations = ViolationsOf(request);
+  Observations observations = ObservationsOf(request);
 
   const bj::object empty;
   const auto* draft_value = request.if_contains("draft");
@@ -85,53 +153,11 @@ std::string EvidenceRepairAnswer(const std::string& user_message, Lang lang) {
   std::string dropped_root_cause;
   if (const auto* conclusion = input.if_contains("conclusion");
       conclusion && conclusion->is_object()) {
-    const auto& c = conclusion->as_object();
-    DraftConclusion kept{StringOf(c, "root_cause"), StringOf(c, "confidence"), {}};
-    if (kept.confidence != "HIGH" && kept.confidence != "MEDIUM" && kept.confidence != "LOW") {
-      kept.confidence = "LOW";
-    }
-    if (const auto* evidence = c.if_contains("evidence"); evidence && evidence->is_array()) {
-      for (const auto& item : evidence->as_array()) {
-        if (!item.is_object()) continue;
-        std::string id = StringOf(item.as_object(), "tool_call_id");
-        std::string quote = StringOf(item.as_object(), "quote");
-        const Violation* violation = ViolationOf(violations, id, quote);
-        if (violation == nullptr) {
-          kept.evidence.push_back({id, quote});
-        } else if (!CallIsBad(violation->problem)) {
-          if (auto fixed = fix(id, quote)) kept.evidence.push_back({id, *fixed});
-        }
-      }
-    }
-    if (!kept.evidence.empty() && !kept.root_cause.empty()) {
-      // Fewer citations than claimed: the confidence cannot stay the same.
-      if (kept.evidence.size() == 1 && kept.confidence == "HIGH") kept.confidence = "MEDIUM";
-      draft.conclusion = std::move(kept);
-    } else {
-      dropped_root_cause = kept.root_cause;
-    }
+    draft.conclusion = RepairedConclusion(conclusion->as_object(), violations, observations,
+                                          dropped_root_cause);
   }
   if (const auto* findings = input.if_contains("findings"); findings && findings->is_array()) {
-    for (const auto& item : findings->as_array()) {
-      if (!item.is_object()) continue;
-      const auto& o = item.as_object();
-      DraftFinding finding{StringOf(o, "tool_call_id"), StringOf(o, "kind") != "NOT_FOUND",
-                           StringOf(o, "statement"), StringOf(o, "quote")};
-      if (finding.call_id.empty() || finding.statement.empty()) continue;
-      const Violation* violation = ViolationOf(violations, finding.call_id, finding.quote);
-      if (violation != nullptr && CallIsBad(violation->problem)) continue;
-      if (finding.found) {
-        auto it = observations.find(finding.call_id);
-        if (it != observations.end()) {
-          auto fixed = FixQuote(finding.quote, it->second);
-          if (!fixed) continue;
-          finding.quote = *fixed;
-        } else if (text::CodePointCount(finding.quote) < 4) {
-          continue;
-        }
-      }
-      draft.findings.push_back(std::move(finding));
-    }
+    draft.findings = RepairedFindings(findings->as_array(), violations, observations);
   }
   if (const auto* limitations = input.if_contains("limitations");
       limitations && limitations->is_object()) {

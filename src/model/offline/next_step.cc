@@ -381,25 +381,94 @@ void AddPlatformQueries(const InvestigationState& state, const QuestionAnalysis&
   }
 }
 
+// A service with no topic of its own may write into one that several
+// services share ("platform-apps", the [service] or "service" field of each
+// event tells them apart): look for its errors there. Then a short check
+// that the service really is unknown here; the data cannot answer for it
+// either way.
+void AddUnknownServiceQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                              std::vector<Candidate>& plan) {
+  std::size_t asked = 0;
+  for (const auto& service : analysis.unknown_services) {
+    if (state.offers_logs && asked++ < kMaxPrimaryTopics)
+      AddSharedTopicQueries(state, service, analysis, plan);
+  }
+  if (state.offers_documents) {
+    plan.push_back(Docs(Join(analysis.unknown_services) + " " + Join(SymptomWords(analysis))));
+  }
+}
+
+// The window read begins after the time the question gives: read from half
+// an hour before it, so that its first errors (13.6: the earliest matches
+// come back) show when it began.
+void AddOnsetQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                     const CaseFile& file, const std::vector<std::string>& primaries,
+                     std::vector<Candidate>& plan) {
+  std::string from = MinusMinutes(file.stated_onset, kBeforeOnsetMinutes);
+  std::string after = "after:" + from.substr(0, 10) + "T" + from.substr(11) + "Z";
+  for (const auto& topic : primaries) {
+    Candidate c = Logs(topic, "level:ERROR " + after, analysis);
+    c.input.lookback = kChangeLookbackMinutes;
+    c.input.shared_topic = SharedTopicOf(state, topic);
+    plan.push_back(std::move(c));
+  }
+}
+
+// The topics the errors name: where the failure comes from.
+void AddMentionedTopicQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                              const CaseFile& file, std::vector<Candidate>& plan) {
+  for (const auto& hop : file.hops) {
+    for (const auto& topic : hop.mentions) {
+      bool configured =
+          std::find(state.topics.begin(), state.topics.end(), topic) != state.topics.end();
+      if (configured || !SharedTopicOf(state, topic).empty()) {
+        if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
+      } else {
+        // A service with no topic of its own: inside a shared one.
+        AddSharedTopicQueries(state, topic, analysis, plan);
+      }
+    }
+  }
+}
+
+// The topics the runbooks point at for the deepest error: of the same
+// service family as a link of the chain (payment-service -> payment-db), or any topic the
+// two best sections about the deepest link name (the DNS section's
+// CoreDNS logs under an UnknownHostException).
+void AddRunbookTopicQueries(const InvestigationState& state, const QuestionAnalysis& analysis,
+                            const CaseFile& file, std::vector<Candidate>& plan) {
+  std::set<std::string> chain_stems;
+  for (std::size_t position : file.chain)
+    chain_stems.insert(TopicStem(file.hops[position].topic));
+  int deepest_position = static_cast<int>(file.chain.size()) - 1;
+  std::vector<std::string> things = ThingsTheErrorsName(file);
+  for (std::size_t d = 0; d < file.docs.size(); ++d) {
+    const DocHit& doc = file.docs[d];
+    bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
+                         d < kMaxPointingSections;
+    for (const auto& topic : doc.topics) {
+      bool pointed = (about_deepest || chain_stems.count(TopicStem(topic)) > 0) &&
+                     !IsChangeTopic(topic);  // read for its changes, below
+      // What a runbook sends us to (a node agent, a database's slow log)
+      // reports its findings as warnings: both levels at once.
+      if (pointed && !TopicQueried(state, topic)) {
+        AddTopicQueries(topic, true, state, analysis, plan);
+      } else if (pointed && NoEvidenceFor(state, topic, "level:WARN,ERROR") && !things.empty()) {
+        // Quiet at both levels: an inventory logs its records as INFO.
+        // What it says about the thing the errors name.
+        plan.push_back(Logs(topic, "\"" + things.front() + "\"", analysis));
+      }
+    }
+  }
+}
+
 std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnalysis& analysis,
                             const CaseFile& file) {
   std::vector<Candidate> plan;
   std::vector<std::string> primaries;
   if (analysis.topics.empty()) {
     if (!analysis.unknown_services.empty()) {
-      // A service with no topic of its own may write into one that several
-      // services share ("platform-apps", the [service] or "service" field
-      // of each event tells them apart): look for its errors there.
-      std::size_t asked = 0;
-      for (const auto& service : analysis.unknown_services) {
-        if (state.offers_logs && asked++ < kMaxPrimaryTopics)
-          AddSharedTopicQueries(state, service, analysis, plan);
-      }
-      // A short check that the service really is unknown here; the data
-      // cannot answer for it either way.
-      if (state.offers_documents) {
-        plan.push_back(Docs(Join(analysis.unknown_services) + " " + Join(SymptomWords(analysis))));
-      }
+      AddUnknownServiceQueries(state, analysis, plan);
       return plan;
     }
     // "为什么又挂了？": no service and no symptom that says how it fails is
@@ -419,32 +488,8 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
   if (state.offers_logs) {
     for (const auto& topic : primaries)
       AddTopicQueries(topic, Slowness(analysis), state, analysis, plan);
-    // The window read begins after the time the question gives: read from
-    // half an hour before it, so that its first errors (13.6: the earliest
-    // matches come back) show when it began.
-    if (OnsetUnseen(state, file)) {
-      std::string from = MinusMinutes(file.stated_onset, kBeforeOnsetMinutes);
-      std::string after = "after:" + from.substr(0, 10) + "T" + from.substr(11) + "Z";
-      for (const auto& topic : primaries) {
-        Candidate c = Logs(topic, "level:ERROR " + after, analysis);
-        c.input.lookback = kChangeLookbackMinutes;
-        c.input.shared_topic = SharedTopicOf(state, topic);
-        plan.push_back(std::move(c));
-      }
-    }
-    // The topics the errors name: where the failure comes from.
-    for (const auto& hop : file.hops) {
-      for (const auto& topic : hop.mentions) {
-        bool configured = std::find(state.topics.begin(), state.topics.end(), topic) !=
-                          state.topics.end();
-        if (configured || !SharedTopicOf(state, topic).empty()) {
-          if (!TopicQueried(state, topic)) AddTopicQueries(topic, false, state, analysis, plan);
-        } else {
-          // A service with no topic of its own: inside a shared one.
-          AddSharedTopicQueries(state, topic, analysis, plan);
-        }
-      }
-    }
+    if (OnsetUnseen(state, file)) AddOnsetQueries(state, analysis, file, primaries, plan);
+    AddMentionedTopicQueries(state, analysis, file, plan);
     AddPlatformQueries(state, analysis, file, plan);
   }
   // One runbook lookup for the deepest error before the datasources; the
@@ -457,35 +502,7 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
   if (deepest != nullptr && state.offers_documents && !searched_documents) {
     plan.push_back(Docs(DocQueryFor(*deepest, state.lang)));
   }
-  // The topics the runbooks point at for it: of the same service family as
-  // a link of the chain (payment-service -> payment-db), or any topic the
-  // two best sections about the deepest link name (the DNS section's
-  // CoreDNS logs under an UnknownHostException).
-  if (state.offers_logs) {
-    std::set<std::string> chain_stems;
-    for (std::size_t position : file.chain)
-      chain_stems.insert(TopicStem(file.hops[position].topic));
-    int deepest_position = static_cast<int>(file.chain.size()) - 1;
-    std::vector<std::string> things = ThingsTheErrorsName(file);
-    for (std::size_t d = 0; d < file.docs.size(); ++d) {
-      const DocHit& doc = file.docs[d];
-      bool about_deepest = deepest_position >= 0 && doc.chain_position == deepest_position &&
-                           d < kMaxPointingSections;
-      for (const auto& topic : doc.topics) {
-        bool pointed = (about_deepest || chain_stems.count(TopicStem(topic)) > 0) &&
-                       !IsChangeTopic(topic);  // read for its changes, below
-        // What a runbook sends us to (a node agent, a database's slow log)
-        // reports its findings as warnings: both levels at once.
-        if (pointed && !TopicQueried(state, topic)) {
-          AddTopicQueries(topic, true, state, analysis, plan);
-        } else if (pointed && NoEvidenceFor(state, topic, "level:WARN,ERROR") && !things.empty()) {
-          // Quiet at both levels: an inventory logs its records as INFO.
-          // What it says about the thing the errors name.
-          plan.push_back(Logs(topic, "\"" + things.front() + "\"", analysis));
-        }
-      }
-    }
-  }
+  if (state.offers_logs) AddRunbookTopicQueries(state, analysis, file, plan);
   if (!file.hops.empty() && state.offers_mysql) {
     AddSqlCandidates(file, true, plan);
     AddResourceCandidates(state, file, plan);

@@ -335,33 +335,28 @@ std::string Written(const std::string& text, const std::string& folded, std::siz
   return folded.substr(at, end - at);
 }
 
-QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::string>& topics) {
-  QuestionAnalysis analysis;
-  // Questions are short; the cap bounds the matching below.
-  std::string text = text::Nfc(text::TruncateBytes(raw, kMaxQuestionBytes));
-  std::string folded = text::CaseFold(text);
-  analysis.things = Identifiers(text);
+namespace {
 
-  // Service words in order of appearance, with the topics they point at.
-  // Without a topic list nothing can be called unknown.
-  struct Hit {
-    std::size_t at;
-    std::vector<std::string> topics;
-    std::string word;
-    // A word for what the system does (登录, 支付) with no topic of its
-    // name: not a service the data lacks; it is served somewhere.
-    bool function_only = false;
-    // A name that is no service ("order-events", a consumer group): it
-    // points at no topic, and the service words inside it ("order") are
-    // part of it, not services the question names.
-    bool other_name = false;
-    // The stems of a vocabulary word (库存 -> inventory); none for a name.
-    std::vector<std::string_view> stems;
-  };
-  bool topics_known = !topics.empty();
-  std::vector<Hit> hits;
+// A service word of the question, with the topics it points at.
+struct ServiceHit {
+  std::size_t at;
+  std::vector<std::string> topics;
+  std::string word;
+  // A word for what the system does (登录, 支付) with no topic of its
+  // name: not a service the data lacks; it is served somewhere.
+  bool function_only = false;
+  // A name that is no service ("order-events", a consumer group): it
+  // points at no topic, and the service words inside it ("order") are
+  // part of it, not services the question names.
+  bool other_name = false;
+  // The stems of a vocabulary word (库存 -> inventory); none for a name.
+  std::vector<std::string_view> stems;
+};
 
-  // Explicit names: a configured topic, or something shaped like a service.
+// Explicit names: a configured topic, or something shaped like a service.
+// Without a topic list nothing can be called unknown.
+void AddNameHits(const std::string& folded, const std::vector<std::string>& topics,
+                 std::vector<ServiceHit>& hits) {
   for (std::string_view token : FindNameTokens(folded)) {
     std::string name(token);
     auto at = static_cast<std::size_t>(token.data() - folded.data());
@@ -373,20 +368,43 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
       // No topic list: the backend accepts any plain name, so try it.
       if (IsServiceName(name)) {
         hits.push_back(
-            {at, topics_known ? std::vector<std::string>{} : std::vector<std::string>{name}, name});
+            {at, topics.empty() ? std::vector<std::string>{name} : std::vector<std::string>{},
+             name});
       } else {
         hits.push_back({at, {}, name, false, true});
       }
     }
   }
+}
 
+// The vocabulary word at [at, end) as written, with the suffix that follows
+// it ("订单服务"), as written where folding kept the lengths (the offsets fit).
+std::string WrittenWithSuffix(const std::string& text, const std::string& folded, std::size_t at,
+                              std::size_t end) {
+  std::string written = Written(text, folded, at, end);
+  if (!FollowedBySuffix(folded, end)) return written;
+  const std::string& spelled = text.size() == folded.size() ? text : folded;
+  std::string_view rest = std::string_view(spelled).substr(end);
+  for (auto suffix : kSuffixes) {
+    if (rest.substr(0, suffix.size()) == suffix) {
+      written += std::string(suffix);
+      break;
+    }
+  }
+  return written;
+}
+
+// Words of the service vocabulary, each pointing at the topics of its stems:
+// infrastructure topics when a database word follows, applications otherwise.
+void AddVocabularyHits(const std::string& text, const std::string& folded,
+                       const std::vector<std::string>& topics, std::vector<ServiceHit>& hits) {
   for (const auto& entry : ServiceVocabulary()) {
     for (auto word : entry.words) {
       for (std::size_t at : Occurrences(folded, word)) {
         std::size_t end = at + text::CaseFold(word).size();
         if (entry.needs_suffix && !FollowedBySuffix(folded, end)) continue;
         // Inside an explicit name already taken ("payment" in "payment-service").
-        bool inside = std::any_of(hits.begin(), hits.end(), [&](const Hit& h) {
+        bool inside = std::any_of(hits.begin(), hits.end(), [&](const ServiceHit& h) {
           return at >= h.at && at < h.at + h.word.size() && h.word.size() > word.size();
         });
         if (inside) continue;
@@ -399,40 +417,39 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
         bool database = FollowedByDatabase(folded, end) || entry.stems.front() == "db";
         std::vector<std::string> chosen = database ? infra : apps;
         if (chosen.empty()) chosen = database ? apps : infra;
-        std::string written = Written(text, folded, at, end);
-        if (FollowedBySuffix(folded, end)) {
-          // As written where folding kept the lengths (the offsets fit).
-          const std::string& spelled = text.size() == folded.size() ? text : folded;
-          std::string_view rest = std::string_view(spelled).substr(end);
-          for (auto suffix : kSuffixes) {
-            if (rest.substr(0, suffix.size()) == suffix) {
-              written += std::string(suffix);
-              break;
-            }
-          }
-        }
-        hits.push_back({at, chosen, written, chosen.empty() && !FollowedBySuffix(folded, end),
+        bool function_only = chosen.empty() && !FollowedBySuffix(folded, end);
+        hits.push_back({at, chosen, WrittenWithSuffix(text, folded, at, end), function_only,
                         false, entry.stems});
       }
     }
   }
+}
+
+// The hits that name a service, in the order of the question, at most
+// kMaxServiceWords.
+void KeepServiceHits(std::vector<ServiceHit>& hits) {
   // "库存服务（inventory-service）": the name written beats the word for the
   // same thing, whose stem may fit another topic (cert-inventory).
-  std::erase_if(hits, [&](const Hit& hit) {
+  std::erase_if(hits, [&](const ServiceHit& hit) {
     return std::any_of(hit.stems.begin(), hit.stems.end(), [&](std::string_view stem) {
-      return std::any_of(hits.begin(), hits.end(), [&](const Hit& name) {
+      return std::any_of(hits.begin(), hits.end(), [&](const ServiceHit& name) {
         return name.stems.empty() && !name.other_name && TopicHasStem(name.word, stem);
       });
     });
   });
-  std::erase_if(hits, [](const Hit& hit) { return hit.other_name; });
+  std::erase_if(hits, [](const ServiceHit& hit) { return hit.other_name; });
   std::stable_sort(hits.begin(), hits.end(),
-                   [](const Hit& a, const Hit& b) { return a.at < b.at; });
+                   [](const ServiceHit& a, const ServiceHit& b) { return a.at < b.at; });
   if (hits.size() > kMaxServiceWords) hits.resize(kMaxServiceWords);
+}
+
+// The analysis' service words, topics, and the services no topic serves.
+void ReadServices(const std::vector<ServiceHit>& hits, bool topics_known,
+                  QuestionAnalysis& analysis) {
   for (const auto& hit : hits) {
     AddUnique(analysis.service_words, hit.word);
     if (hit.topics.empty() && topics_known && !hit.function_only) {
-      bool named_elsewhere = std::any_of(hits.begin(), hits.end(), [&](const Hit& other) {
+      bool named_elsewhere = std::any_of(hits.begin(), hits.end(), [&](const ServiceHit& other) {
         return !other.topics.empty() && ContainsFold(other.word, hit.word);
       });
       if (!named_elsewhere) AddUnique(analysis.unknown_services, hit.word);
@@ -448,6 +465,23 @@ QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::
     if (!part_of_other) unknown.push_back(name);
   }
   analysis.unknown_services = std::move(unknown);
+}
+
+}  // namespace
+
+QuestionAnalysis AnalyzeQuestion(const std::string& raw, const std::vector<std::string>& topics) {
+  QuestionAnalysis analysis;
+  // Questions are short; the cap bounds the matching below.
+  std::string text = text::Nfc(text::TruncateBytes(raw, kMaxQuestionBytes));
+  std::string folded = text::CaseFold(text);
+  analysis.things = Identifiers(text);
+
+  // Service words in order of appearance, with the topics they point at.
+  std::vector<ServiceHit> hits;
+  AddNameHits(folded, topics, hits);
+  AddVocabularyHits(text, folded, topics, hits);
+  KeepServiceHits(hits);
+  ReadServices(hits, !topics.empty(), analysis);
 
   // Time words and status codes are read with white space collapsed (an
   // ideographic space counts as one), over the whole question: the scanners
