@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,6 +51,37 @@ void RemoveWhenStopped(sigset_t stop, std::vector<std::filesystem::path> paths) 
   }).detach();
 }
 
+// The HTML report, written beside its path and renamed over it at the end:
+// opened before the first run, so that a report that cannot be written
+// costs no model call, and an earlier report stays whole until a new one is.
+class HtmlReportFile {
+ public:
+  explicit HtmlReportFile(const std::string& path)
+      : path_(path), partial_(path + ".partial"),
+        file_(partial_, std::ios::binary | std::ios::trunc) {}
+
+  bool Opened() const { return static_cast<bool>(file_); }
+  const std::string& partial() const { return partial_; }
+
+  // Writes `html` and renames it over the report; false (and nothing left
+  // beside the report) when either fails.
+  bool Commit(const std::string& html) {
+    file_ << html;
+    file_.close();
+    std::error_code renamed;
+    if (file_) std::filesystem::rename(partial_, path_, renamed);
+    if (file_ && !renamed) return true;
+    std::error_code ignored;
+    std::filesystem::remove(partial_, ignored);
+    return false;
+  }
+
+ private:
+  std::string path_;
+  std::string partial_;
+  std::ofstream file_;
+};
+
 }  // namespace
 
 int Eval(const EvalOptions& options) {
@@ -75,20 +108,15 @@ int Eval(const EvalOptions& options) {
     std::cerr << "diagd: " << scratch.error().message << "\n";
     return kExitFailed;
   }
-  // Written beside the report and renamed over it at the end: opened
-  // before the first run, so that a report that cannot be written costs no
-  // model call, and an earlier report stays whole until a new one is.
-  std::ofstream report_file;
-  std::string partial;
+  std::optional<HtmlReportFile> report_file;
   if (options.report_path) {
-    partial = *options.report_path + ".partial";
-    report_file.open(partial, std::ios::binary | std::ios::trunc);
-    if (!report_file) {
+    report_file.emplace(*options.report_path);
+    if (!report_file->Opened()) {
       std::cerr << "diagd: --report " << *options.report_path << ": cannot be written\n";
       return kExitUsage;
     }
   }
-  RemoveWhenStopped(stop, {scratch->path(), partial});
+  RemoveWhenStopped(stop, {scratch->path(), report_file ? report_file->partial() : ""});
   std::string model = wiring::OpenChatModel(*config)->Label(model::Component::kDiagnosisAgent);
   std::cerr << "eval " << suite->name << ": " << suite->incidents.size() << " incidents, model "
             << model << ", " << options.jobs << " at a time\n";
@@ -106,14 +134,8 @@ int Eval(const EvalOptions& options) {
   } else {
     std::cout << eval::ReportTable(report);
   }
-  if (options.report_path) {
-    report_file << eval::ReportHtml(report);
-    report_file.close();
-    std::error_code renamed;
-    if (report_file) std::filesystem::rename(partial, *options.report_path, renamed);
-    if (!report_file || renamed) {
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
+  if (report_file) {
+    if (!report_file->Commit(eval::ReportHtml(report))) {
       std::cerr << "diagd: --report " << *options.report_path << ": write failed\n";
       return kExitFailed;
     }
