@@ -234,44 +234,19 @@ AdapterFailure MariadbFailure(unsigned int code, const char* message, MonoTime d
   return {ToolErrorCode::kQueryFailed, SafeServerMessage(message != nullptr ? message : "")};
 }
 
-Result<QueryOutput, AdapterFailure> RunStatement(st_mysql* mysql, std::string_view sql,
-                                                 const std::vector<SqlValue>& params,
-                                                 const QueryLimits& limits, MonoTime deadline,
-                                                 bool* connection_ok) {
-  std::unique_ptr<MYSQL_STMT, CloseStatement> stmt(mysql_stmt_init(mysql));
-  if (stmt == nullptr) {
-    *connection_ok = false;
-    return Failure({ToolErrorCode::kToolUnavailable, {}});
-  }
-  if (mysql_stmt_prepare(stmt.get(), sql.data(), sql.size()) != 0) {
-    return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
-  }
-  // A statement without a result set is a write, a SET, a CALL or a SELECT
-  // INTO OUTFILE / DUMPFILE / @var: not a question, and never executed. (A
-  // READ ONLY transaction does not stop INTO OUTFILE; this does.)
-  constexpr std::string_view kNoRows = "only statements that return rows are allowed";
-  if (mysql_stmt_field_count(stmt.get()) == 0 && !IsShow(sql)) {
-    return Failure({ToolErrorCode::kQueryFailed, std::string(kNoRows)});
-  }
-  unsigned long placeholders = mysql_stmt_param_count(stmt.get());
-  if (placeholders != params.size()) {
-    return Failure({ToolErrorCode::kQueryFailed,
-                    "the statement has " + std::to_string(placeholders) + " placeholders but " +
-                        std::to_string(params.size()) + " params were given"});
-  }
-  std::vector<MYSQL_BIND> param_binds(params.size());
-  std::vector<ParamValue> param_values(params.size());
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    BindParam(params[i], param_values[i], param_binds[i]);
-  }
-  if ((!params.empty() && mysql_stmt_bind_param(stmt.get(), param_binds.data()) != 0) ||
-      mysql_stmt_execute(stmt.get()) != 0) {
-    return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
-  }
+namespace {
 
+constexpr std::string_view kNoRowsMessage = "only statements that return rows are allowed";
+
+// The executed statement's rows, read one by one within `limits`.
+Result<QueryOutput, AdapterFailure> FetchRows(st_mysql* mysql, MYSQL_STMT* stmt,
+                                              const QueryLimits& limits, MonoTime deadline,
+                                              bool* connection_ok) {
   // The metadata after EXECUTE: `SELECT ?` has its type only once bound.
-  std::unique_ptr<MYSQL_RES, FreeResult> metadata(mysql_stmt_result_metadata(stmt.get()));
-  if (metadata == nullptr) return Failure({ToolErrorCode::kQueryFailed, std::string(kNoRows)});
+  std::unique_ptr<MYSQL_RES, FreeResult> metadata(mysql_stmt_result_metadata(stmt));
+  if (metadata == nullptr) {
+    return Failure({ToolErrorCode::kQueryFailed, std::string(kNoRowsMessage)});
+  }
   unsigned int field_count = mysql_num_fields(metadata.get());
   MYSQL_FIELD* fields = mysql_fetch_fields(metadata.get());
 
@@ -284,16 +259,16 @@ Result<QueryOutput, AdapterFailure> RunStatement(st_mysql* mysql, std::string_vi
     BindColumn(fields[i], rows.CellFetchBytes(), columns[i], column_binds[i]);
   }
   rows.SetColumns(std::move(names));
-  if (mysql_stmt_bind_result(stmt.get(), column_binds.data()) != 0) {
-    return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
+  if (mysql_stmt_bind_result(stmt, column_binds.data()) != 0) {
+    return Failure(StatementFailure(mysql, stmt, deadline, connection_ok));
   }
   // Unbuffered: rows come one by one and the server stops at
   // sql_select_limit, so a huge table is never held in memory.
   for (;;) {
-    int fetched = mysql_stmt_fetch(stmt.get());
+    int fetched = mysql_stmt_fetch(stmt);
     if (fetched == MYSQL_NO_DATA) break;
     if (fetched != 0 && fetched != MYSQL_DATA_TRUNCATED) {
-      return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
+      return Failure(StatementFailure(mysql, stmt, deadline, connection_ok));
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       mariadb_cancel(mysql);  // no time to read what is still coming
@@ -315,6 +290,45 @@ Result<QueryOutput, AdapterFailure> RunStatement(st_mysql* mysql, std::string_vi
     }
   }
   return std::move(rows).Finish();
+}
+
+}  // namespace
+
+Result<QueryOutput, AdapterFailure> RunStatement(st_mysql* mysql, std::string_view sql,
+                                                 const std::vector<SqlValue>& params,
+                                                 const QueryLimits& limits, MonoTime deadline,
+                                                 bool* connection_ok) {
+  std::unique_ptr<MYSQL_STMT, CloseStatement> stmt(mysql_stmt_init(mysql));
+  if (stmt == nullptr) {
+    *connection_ok = false;
+    return Failure({ToolErrorCode::kToolUnavailable, {}});
+  }
+  if (mysql_stmt_prepare(stmt.get(), sql.data(), sql.size()) != 0) {
+    return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
+  }
+  // A statement without a result set is a write, a SET, a CALL or a SELECT
+  // INTO OUTFILE / DUMPFILE / @var: not a question, and never executed. (A
+  // READ ONLY transaction does not stop INTO OUTFILE; this does.)
+  if (mysql_stmt_field_count(stmt.get()) == 0 && !IsShow(sql)) {
+    return Failure({ToolErrorCode::kQueryFailed, std::string(kNoRowsMessage)});
+  }
+  unsigned long placeholders = mysql_stmt_param_count(stmt.get());
+  if (placeholders != params.size()) {
+    return Failure({ToolErrorCode::kQueryFailed,
+                    "the statement has " + std::to_string(placeholders) + " placeholders but " +
+                        std::to_string(params.size()) + " params were given"});
+  }
+  std::vector<MYSQL_BIND> param_binds(params.size());
+  std::vector<ParamValue> param_values(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    BindParam(params[i], param_values[i], param_binds[i]);
+  }
+  if ((!params.empty() && mysql_stmt_bind_param(stmt.get(), param_binds.data()) != 0) ||
+      mysql_stmt_execute(stmt.get()) != 0) {
+    return Failure(StatementFailure(mysql, stmt.get(), deadline, connection_ok));
+  }
+
+  return FetchRows(mysql, stmt.get(), limits, deadline, connection_ok);
 }
 
 }  // namespace diagd::tools::mysql
