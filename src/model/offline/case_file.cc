@@ -92,7 +92,9 @@ bool ShowsSymptom(const std::string& message, const QuestionAnalysis& analysis) 
                      });
 }
 
-void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, LogHop& hop) {
+// The hop's messages grouped by template, the group that tells what fails
+// first.
+void GroupMessages(const QuestionAnalysis& analysis, LogHop& hop) {
   std::vector<std::string> messages, levels;
   for (const auto& event : hop.events) {
     messages.push_back(event.message);
@@ -121,6 +123,37 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
   });
   if (analysis.HasSpecificSymptom() && !errors_tell)
     std::stable_partition(hop.groups.begin(), hop.groups.end(), telling);
+}
+
+// The other services a group's messages name: configured topics, and
+// services named that no topic is named after.
+void AddMentions(const InvestigationState& state, const TemplateGroup& group,
+                 const std::string& message, LogHop& hop) {
+  for (const auto& topic : state.topics) {
+    if (topic == hop.topic) continue;
+    bool named = std::any_of(group.members.begin(), group.members.end(), [&](std::size_t i) {
+      // "POST http://payment-service/..." or the class that calls it
+      // ("c.s.pay.channel.BankChannel" for bank-channel).
+      return ContainsName(hop.events[i].message, topic) ||
+             ContainsCamelName(hop.events[i].message, topic);
+    });
+    if (named && std::find(hop.mentions.begin(), hop.mentions.end(), topic) == hop.mentions.end()) {
+      hop.mentions.push_back(topic);
+    }
+  }
+  // A service named that no topic is named after ("upstream
+  // points-service/10.0.3.7") may log inside a topic services share.
+  for (const auto& name : ServiceNamesIn(message)) {
+    bool topic = std::find(state.topics.begin(), state.topics.end(), name) != state.topics.end();
+    if (!topic && name != hop.topic &&
+        std::find(hop.mentions.begin(), hop.mentions.end(), name) == hop.mentions.end()) {
+      hop.mentions.push_back(name);
+    }
+  }
+}
+
+void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, LogHop& hop) {
+  GroupMessages(analysis, hop);
   bool first = true;
   for (const TemplateGroup* group : TopGroups(hop)) {
     const std::string& message = hop.events[group->members.front()].message;
@@ -138,28 +171,7 @@ void ReadHop(const InvestigationState& state, const QuestionAnalysis& analysis, 
         !ReadMessage(hop.key_message).full_scan) {
       hop.key_message = message;
     }
-    for (const auto& topic : state.topics) {
-      if (topic == hop.topic) continue;
-      bool named = std::any_of(group->members.begin(), group->members.end(), [&](std::size_t i) {
-        // "POST http://payment-service/..." or the class that calls it
-        // ("c.s.pay.channel.BankChannel" for bank-channel).
-        return ContainsName(hop.events[i].message, topic) ||
-               ContainsCamelName(hop.events[i].message, topic);
-      });
-      if (named &&
-          std::find(hop.mentions.begin(), hop.mentions.end(), topic) == hop.mentions.end()) {
-        hop.mentions.push_back(topic);
-      }
-    }
-    // A service named that no topic is named after ("upstream
-    // points-service/10.0.3.7") may log inside a topic services share.
-    for (const auto& name : ServiceNamesIn(message)) {
-      bool topic = std::find(state.topics.begin(), state.topics.end(), name) != state.topics.end();
-      if (!topic && name != hop.topic &&
-          std::find(hop.mentions.begin(), hop.mentions.end(), name) == hop.mentions.end()) {
-        hop.mentions.push_back(name);
-      }
-    }
+    AddMentions(state, *group, message, hop);
   }
 }
 

@@ -280,6 +280,39 @@ std::vector<ChangeRecord> ChangesInTables(const InvestigationState& state) {
   return out;
 }
 
+// When a change must have been made to be a cause.
+struct ChangeWindow {
+  // Changes made in the window the logs show, or up to half an hour before
+  // it or before the hour the question says the failure began.
+  std::string earliest;
+  // A change made after the failure was already showing is a reaction to
+  // it (a restart, a reroute), never its cause.
+  std::string latest;
+  // A change that names the very host or path that fails counts from a day
+  // before: what it set in motion may take hours to show.
+  std::string long_before;
+};
+
+ChangeWindow ChangeWindowOf(const InvestigationState& state, const CaseFile& file) {
+  ChangeWindow window;
+  window.earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
+  if (!file.stated_onset.empty()) {
+    window.earliest = std::min(window.earliest, MinusMinutes(file.stated_onset, 30));
+  }
+  window.latest = FirstSeenFailure(file);
+  if (window.latest.empty()) window.latest = file.latest_time;
+  // When the onset was not seen (the logs read start after the time the
+  // question says it began, and nothing was read from before it), a
+  // change made after that time (give or take the "around") cannot be
+  // told from a reaction to it.
+  if (OnsetUnseen(state, file)) {
+    long around = file.stated_minute ? kAroundMinutes : 60;  // "8 点以后": any time in that hour
+    window.latest = std::min(window.latest, MinusMinutes(file.stated_onset, -around));
+  }
+  window.long_before = MinusMinutes(window.latest, kBuildUpMinutes);
+  return window;
+}
+
 }  // namespace
 
 std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
@@ -292,26 +325,11 @@ std::optional<ChangeRecord> FindChangeRecord(const InvestigationState& state,
   std::vector<std::string> mechanism = MechanismTerms(file);
   std::vector<std::string> naming = NamingTerms(file);
   std::vector<std::string> fills = WhatFillsIt(file);
-  // Changes made in the window the logs show, or up to half an hour before
-  // it or before the hour the question says the failure began.
-  std::string earliest = MinusMinutes(file.latest_time, std::max(file.window_minutes, 30) + 30);
-  if (!file.stated_onset.empty()) earliest = std::min(earliest, MinusMinutes(file.stated_onset, 30));
-  // A change made after the failure was already showing is a reaction to
-  // it (a restart, a reroute), never its cause.
-  std::string latest = FirstSeenFailure(file);
-  if (latest.empty()) latest = file.latest_time;
-  // When the onset was not seen (the logs read start after the time the
-  // question says it began, and nothing was read from before it), a
-  // change made after that time (give or take the "around") cannot be
-  // told from a reaction to it.
-  if (OnsetUnseen(state, file)) {
-    long around = file.stated_minute ? kAroundMinutes : 60;  // "8 点以后": any time in that hour
-    latest = std::min(latest, MinusMinutes(file.stated_onset, -around));
-  }
-  // A change that names the very host or path that fails counts from a day
-  // before: what it set in motion may take hours to show.
+  ChangeWindow window = ChangeWindowOf(state, file);
+  const std::string& earliest = window.earliest;
+  const std::string& latest = window.latest;
+  const std::string& long_before = window.long_before;
   std::vector<std::string> things = ThingsTheErrorsName(file);
-  std::string long_before = MinusMinutes(latest, kBuildUpMinutes);
 
   bool release_named = RunbookNamesARelease(state, file);
 

@@ -152,52 +152,69 @@ std::string SystemChatAnswer(const std::string&, Lang lang) {
          "现象和时间，例如：“订单服务从 10 点左右开始大量 500，为什么？”";
 }
 
+namespace {
+
+// A document of a knowledge question, with how well it answers it.
+struct ScoredDocument {
+  const bj::object* doc;
+  int score;
+  std::size_t at;  // where in the excerpt the best match is
+};
+
+// The documents that match the question at all, in the order given; those
+// written as instructions to an AI assistant are left out and noted.
+std::vector<ScoredDocument> ScoreDocuments(const bj::object& request,
+                                           bool& skipped_instructions) {
+  std::vector<ScoredDocument> scored;
+  std::string question(json::GetString(request, "question").value_or(""));
+  auto terms = Terms(question);
+  auto phrases = AsciiPhrases(question);
+  const auto* docs = request.if_contains("documents");
+  if (docs == nullptr || !docs->is_array()) return scored;
+  for (const auto& item : docs->as_array()) {
+    if (!item.is_object()) continue;
+    const auto& doc = item.as_object();
+    std::string excerpt(json::GetString(doc, "excerpt").value_or(""));
+    std::string body = std::string(json::GetString(doc, "title").value_or("")) + "\n" +
+                       std::string(json::GetString(doc, "breadcrumb").value_or("")) + "\n" +
+                       excerpt;
+    if (IsInstructionLike(body)) {
+      skipped_instructions = true;
+      continue;
+    }
+    ScoredDocument entry{&doc, 0, std::string::npos};
+    // The question's own wording (an error text) counts most.
+    for (const auto& phrase : phrases) {
+      std::size_t at = excerpt.find(phrase);
+      if (at == std::string::npos) continue;
+      entry.score += 5;
+      entry.at = std::min(entry.at, at);
+    }
+    for (const auto& term : terms) {
+      if (!ContainsFold(body, term)) continue;
+      entry.score += 1;
+      std::size_t at = excerpt.find(term);
+      if (entry.at == std::string::npos && at != std::string::npos) entry.at = at;
+    }
+    if (entry.score > 0 && json::GetString(doc, "document_id")) scored.push_back(entry);
+  }
+  return scored;
+}
+
+}  // namespace
+
 std::string KnowledgeAnswer(const std::string& user_message, Lang lang) {
   bool en = lang == Lang::kEn;
   auto parsed = json::Parse(user_message);
-  struct Scored {
-    const bj::object* doc;
-    int score;
-    std::size_t at;  // where in the excerpt the best match is
-  };
-  std::vector<Scored> scored;
+  std::vector<ScoredDocument> scored;
   bool skipped_instructions = false;
   if (parsed && parsed->is_object()) {
-    std::string question(json::GetString(parsed->as_object(), "question").value_or(""));
-    auto terms = Terms(question);
-    auto phrases = AsciiPhrases(question);
-    if (const auto* docs = parsed->as_object().if_contains("documents"); docs && docs->is_array()) {
-      for (const auto& item : docs->as_array()) {
-        if (!item.is_object()) continue;
-        const auto& doc = item.as_object();
-        std::string excerpt(json::GetString(doc, "excerpt").value_or(""));
-        std::string body = std::string(json::GetString(doc, "title").value_or("")) + "\n" +
-                           std::string(json::GetString(doc, "breadcrumb").value_or("")) + "\n" +
-                           excerpt;
-        if (IsInstructionLike(body)) {
-          skipped_instructions = true;
-          continue;
-        }
-        Scored entry{&doc, 0, std::string::npos};
-        // The question's own wording (an error text) counts most.
-        for (const auto& phrase : phrases) {
-          std::size_t at = excerpt.find(phrase);
-          if (at == std::string::npos) continue;
-          entry.score += 5;
-          entry.at = std::min(entry.at, at);
-        }
-        for (const auto& term : terms) {
-          if (!ContainsFold(body, term)) continue;
-          entry.score += 1;
-          std::size_t at = excerpt.find(term);
-          if (entry.at == std::string::npos && at != std::string::npos) entry.at = at;
-        }
-        if (entry.score > 0 && json::GetString(doc, "document_id")) scored.push_back(entry);
-      }
-    }
+    scored = ScoreDocuments(parsed->as_object(), skipped_instructions);
   }
   std::stable_sort(scored.begin(), scored.end(),
-                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
+                   [](const ScoredDocument& a, const ScoredDocument& b) {
+                     return a.score > b.score;
+                   });
   std::string text;
   bj::array citations;
   for (std::size_t i = 0; i < scored.size() && i < kMaxKnowledgeDocs; ++i) {

@@ -57,26 +57,52 @@ std::string Seconds(const std::string& query_time) {
   return buffer;
 }
 
+// A query that scans its whole table, in a clause.
+std::string DescribeFullScan(const LogHop& hop, bool en) {
+  const MessageReading& r = hop.reading;
+  std::string sent = std::to_string(r.rows_sent.value_or(0));
+  std::string seconds = Seconds(r.query_time);
+  if (en) {
+    return "on " + hop.topic + " the query filtering " + r.table + " by " + r.column +
+           " scans the whole table (" + r.rows_examined_phrase + " for " + sent + " rows sent" +
+           (seconds.empty() ? "" : ", Query_time about " + seconds + " s") +
+           "): there is no usable index on " + r.column;
+  }
+  return hop.topic + " 上对 " + r.table + " 按 " + r.column + " 过滤的查询全表扫描（" +
+         r.rows_examined_phrase + "，只返回 " + sent + " 行" +
+         (seconds.empty() ? "" : "，Query_time 约 " + seconds + " 秒") + "），说明缺少以 " +
+         r.column + " 开头的可用索引";
+}
+
+// A link that fails calling the next one, `child`, in a clause.
+std::string DescribeCall(const LogHop& hop, const std::string& child, bool surface,
+                         const std::string& quote, bool en) {
+  const MessageReading& r = hop.reading;
+  std::string extra;
+  // The second kind of failure of the surface ("FAILED" next to "TIMEOUT").
+  if (surface && hop.groups.size() > 1) {
+    const std::string& other = hop.events[hop.groups[1].members.front()].message;
+    std::string lead = ReadMessage(other).lead;
+    if (text::CodePointCount(lead) >= 6 &&
+        hop.groups[1].members.size() * 5 >= hop.events.size()) {
+      extra = Quoted(lead, en);
+    }
+  }
+  if (r.timeout && !r.server_error) {
+    return en ? hop.topic + " times out calling " + child + " (" + quote + extra + ")"
+              : hop.topic + " 调用 " + child + " 超时（" + quote + extra + "）";
+  }
+  return en ? hop.topic + " fails calling " + child + " (" + quote + extra + ")"
+            : hop.topic + " 调用 " + child + " 失败（" + quote + extra + "）";
+}
+
 // What one link of the chain shows, in a clause.
 std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
                         const std::string& child, bool surface) {
   bool en = IsEn(state);
   const MessageReading& r = hop.reading;
   std::string quote = Quoted(HopQuote(hop), en);
-  if (r.full_scan) {
-    std::string sent = std::to_string(r.rows_sent.value_or(0));
-    std::string seconds = Seconds(r.query_time);
-    if (en) {
-      return "on " + hop.topic + " the query filtering " + r.table + " by " + r.column +
-             " scans the whole table (" + r.rows_examined_phrase + " for " + sent + " rows sent" +
-             (seconds.empty() ? "" : ", Query_time about " + seconds + " s") +
-             "): there is no usable index on " + r.column;
-    }
-    return hop.topic + " 上对 " + r.table + " 按 " + r.column + " 过滤的查询全表扫描（" +
-           r.rows_examined_phrase + "，只返回 " + sent + " 行" +
-           (seconds.empty() ? "" : "，Query_time 约 " + seconds + " 秒") + "），说明缺少以 " +
-           r.column + " 开头的可用索引";
-  }
+  if (r.full_scan) return DescribeFullScan(hop, en);
   if (r.pool_exhausted) {
     return en ? hop.topic + "'s database connection pool runs dry (" + quote + ")"
               : hop.topic + " 的数据库连接池被占满（" + quote + "）";
@@ -85,24 +111,7 @@ std::string DescribeHop(const InvestigationState& state, const LogHop& hop,
     return en ? hop.topic + " logs many slow queries (" + quote + ")"
               : hop.topic + " 出现大量慢查询（" + quote + "）";
   }
-  if (!child.empty()) {
-    std::string extra;
-    // The second kind of failure of the surface ("FAILED" next to "TIMEOUT").
-    if (surface && hop.groups.size() > 1) {
-      const std::string& other = hop.events[hop.groups[1].members.front()].message;
-      std::string lead = ReadMessage(other).lead;
-      if (text::CodePointCount(lead) >= 6 &&
-          hop.groups[1].members.size() * 5 >= hop.events.size()) {
-        extra = Quoted(lead, en);
-      }
-    }
-    if (r.timeout && !r.server_error) {
-      return en ? hop.topic + " times out calling " + child + " (" + quote + extra + ")"
-                : hop.topic + " 调用 " + child + " 超时（" + quote + extra + "）";
-    }
-    return en ? hop.topic + " fails calling " + child + " (" + quote + extra + ")"
-              : hop.topic + " 调用 " + child + " 失败（" + quote + extra + "）";
-  }
+  if (!child.empty()) return DescribeCall(hop, child, surface, quote, en);
   if (r.out_of_memory) {
     return en ? hop.topic + " runs out of memory (" + quote + ")"
               : hop.topic + " 内存耗尽（" + quote + "）";

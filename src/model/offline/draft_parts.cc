@@ -95,59 +95,55 @@ bool IsKnownChangeTable(const CaseFile& file, const std::string& datasource,
   return false;
 }
 
-std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t index,
-                                         const CaseFile& file, bool en) {
-  std::string table, order_column;
-  if (call.input.sql == kInformationSchemaSql || call.input.sql == kSqliteMasterSql) {
-    std::vector<std::string> names;
-    std::string prefer;
-    for (const auto& row : call.rows) {
-      if (row.empty() || !row[0].is_text || row[0].text.rfind("sqlite_", 0) == 0) continue;
-      names.push_back(row[0].text);
-      if (prefer.empty() && IsKnownChangeTable(file, call.input.datasource, row[0].text))
-        prefer = row[0].text;
-    }
-    std::string quote = TextCell(call, prefer);
-    if (quote.empty()) return std::nullopt;
-    return DraftFinding{
-        call.id, true,
-        en ? "Datasource " + call.input.datasource + " holds the tables " + JoinList(names, true) +
-                 "."
-           : "数据源 " + call.input.datasource + " 中的表：" + JoinList(names, false) + "。",
-        quote};
+// The tables a schema listing found, quoting the change table when known.
+std::optional<DraftFinding> SchemaFinding(const CallRecord& call, const CaseFile& file, bool en) {
+  std::vector<std::string> names;
+  std::string prefer;
+  for (const auto& row : call.rows) {
+    if (row.empty() || !row[0].is_text || row[0].text.rfind("sqlite_", 0) == 0) continue;
+    names.push_back(row[0].text);
+    if (prefer.empty() && IsKnownChangeTable(file, call.input.datasource, row[0].text))
+      prefer = row[0].text;
   }
-  if (ParseChangeQuery(call.input.sql, &table, &order_column)) {
-    if (file.change && file.change->call == index && !file.change->quote.empty()) {
-      const ChangeRecord& c = *file.change;
-      std::string statement =
-          en ? table + ": at " + c.time + " " + c.service +
-                   (c.version.empty() ? "" : " " + c.version) +
-                   (c.ticket.empty() ? "" : " (" + c.ticket + ")") +
-                   (c.version.empty() ? " was changed" : " was deployed") +
-                   ", inside the window of the failure: " + Q(CutPrefix(c.summary, 160), true) + "."
-             : table + " 记录：" + c.time + " " + c.service +
-                   (c.version.empty() ? " 变更" : " 发布 " + c.version) +
-                   (c.ticket.empty() ? "" : "（" + c.ticket + "）") + "，在故障时间窗内：" +
-                   Q(CutPrefix(c.summary, 160), false) + "。";
-      return DraftFinding{call.id, true, statement, c.quote};
-    }
-    std::string quote = TextCell(call);
-    if (quote.empty()) return std::nullopt;
-    return DraftFinding{
-        call.id, true,
-        en ? table + " holds no change of a service of the failing chain in the window of the logs."
-           : table + " 中没有在日志时间窗内、涉及故障链路上服务的变更。",
-        quote};
+  std::string quote = TextCell(call, prefer);
+  if (quote.empty()) return std::nullopt;
+  return DraftFinding{
+      call.id, true,
+      en ? "Datasource " + call.input.datasource + " holds the tables " + JoinList(names, true) +
+               "."
+         : "数据源 " + call.input.datasource + " 中的表：" + JoinList(names, false) + "。",
+      quote};
+}
+
+// What a read of a change table found: the change in the window, or none.
+std::optional<DraftFinding> ChangeTableFinding(const CallRecord& call, std::size_t index,
+                                               const std::string& table, const CaseFile& file,
+                                               bool en) {
+  if (file.change && file.change->call == index && !file.change->quote.empty()) {
+    const ChangeRecord& c = *file.change;
+    std::string statement =
+        en ? table + ": at " + c.time + " " + c.service +
+                 (c.version.empty() ? "" : " " + c.version) +
+                 (c.ticket.empty() ? "" : " (" + c.ticket + ")") +
+                 (c.version.empty() ? " was changed" : " was deployed") +
+                 ", inside the window of the failure: " + Q(CutPrefix(c.summary, 160), true) + "."
+           : table + " 记录：" + c.time + " " + c.service +
+                 (c.version.empty() ? " 变更" : " 发布 " + c.version) +
+                 (c.ticket.empty() ? "" : "（" + c.ticket + "）") + "，在故障时间窗内：" +
+                 Q(CutPrefix(c.summary, 160), false) + "。";
+    return DraftFinding{call.id, true, statement, c.quote};
   }
-  if (ParseResourceQuery(call.input.sql, &table) && file.resource &&
-      file.resource->call == index) {
-    const ResourceRecord& r = *file.resource;
-    std::string cells = JoinList(r.quotes, en);
-    return DraftFinding{call.id, true,
-                        en ? table + ": the row about what the errors name: " + cells + "."
-                           : table + " 中与报错所指对象相符的记录：" + cells + "。",
-                        r.quotes.front()};
-  }
+  std::string quote = TextCell(call);
+  if (quote.empty()) return std::nullopt;
+  return DraftFinding{
+      call.id, true,
+      en ? table + " holds no change of a service of the failing chain in the window of the logs."
+         : table + " 中没有在日志时间窗内、涉及故障链路上服务的变更。",
+      quote};
+}
+
+// Any other query: its first rows, as they came.
+std::optional<DraftFinding> RowsFinding(const CallRecord& call, bool en) {
   std::string quote = TextCell(call);
   if (quote.empty()) return std::nullopt;
   std::string summary;
@@ -162,6 +158,27 @@ std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t ind
       en ? "On " + call.input.datasource + ": " + summary + " (" + call.input.sql + ")."
          : "数据源 " + call.input.datasource + "：" + summary + "（" + call.input.sql + "）。",
       quote};
+}
+
+std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t index,
+                                         const CaseFile& file, bool en) {
+  std::string table, order_column;
+  if (call.input.sql == kInformationSchemaSql || call.input.sql == kSqliteMasterSql) {
+    return SchemaFinding(call, file, en);
+  }
+  if (ParseChangeQuery(call.input.sql, &table, &order_column)) {
+    return ChangeTableFinding(call, index, table, file, en);
+  }
+  if (ParseResourceQuery(call.input.sql, &table) && file.resource &&
+      file.resource->call == index) {
+    const ResourceRecord& r = *file.resource;
+    std::string cells = JoinList(r.quotes, en);
+    return DraftFinding{call.id, true,
+                        en ? table + ": the row about what the errors name: " + cells + "."
+                           : table + " 中与报错所指对象相符的记录：" + cells + "。",
+                        r.quotes.front()};
+  }
+  return RowsFinding(call, en);
 }
 
 }  // namespace
@@ -200,6 +217,30 @@ std::vector<DraftFinding> BuildFindings(const InvestigationState& state, const C
   return findings;
 }
 
+// Why a failed call is not evidence; for information_schema on SQLite,
+// what the failure meant.
+std::string FailedCallNote(const InvestigationState& state, const CallRecord& call, bool en) {
+  // The fallback to sqlite_master, when it followed, says what the failure meant.
+  bool sqlite_hint =
+      call.input.sql == kInformationSchemaSql &&
+      std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& other) {
+        return other.input.sql == kSqliteMasterSql &&
+               other.input.datasource == call.input.datasource;
+      });
+  std::string what = call.tool == ToolKind::kMysql ? call.input.datasource
+                     : call.input.topic.empty()    ? call.input.query
+                                                   : call.input.topic;
+  std::string reason = call.error_code + (call.message.empty() ? "" : ": " + call.message);
+  if (sqlite_hint) {
+    return en ? "information_schema is not available on " + call.input.datasource + " (" + reason +
+                    "), so its tables were read from sqlite_master (SQLite)."
+              : "数据源 " + call.input.datasource + " 不支持 information_schema（" + reason +
+                    "），改查 sqlite_master（按 SQLite 处理）。";
+  }
+  return en ? "A lookup on " + what + " failed (" + reason + ") and is not used as evidence."
+            : "对 " + what + " 的查询失败（" + reason + "），不作为证据。";
+}
+
 std::vector<std::string> BuildNotes(const InvestigationState& state,
                                     const QuestionAnalysis& analysis, const CaseFile& file) {
   bool en = IsEn(state);
@@ -234,28 +275,7 @@ std::vector<std::string> BuildNotes(const InvestigationState& state,
     if (call.tool == ToolKind::kLogs && call.outcome == Outcome::kEvidence &&
         call.events.size() >= 20)
       sampled = true;
-    if (call.outcome == Outcome::kError) {
-      // The fallback to sqlite_master, when it followed, says what the failure meant.
-      bool sqlite_hint =
-          call.input.sql == kInformationSchemaSql &&
-          std::any_of(state.calls.begin(), state.calls.end(), [&](const CallRecord& other) {
-            return other.input.sql == kSqliteMasterSql &&
-                   other.input.datasource == call.input.datasource;
-          });
-      std::string what = call.tool == ToolKind::kMysql ? call.input.datasource
-                         : call.input.topic.empty()    ? call.input.query
-                                                       : call.input.topic;
-      std::string reason = call.error_code + (call.message.empty() ? "" : ": " + call.message);
-      notes.push_back(
-          sqlite_hint
-              ? (en ? "information_schema is not available on " + call.input.datasource + " (" +
-                          reason + "), so its tables were read from sqlite_master (SQLite)."
-                    : "数据源 " + call.input.datasource + " 不支持 information_schema（" + reason +
-                          "），改查 sqlite_master（按 SQLite 处理）。")
-              : (en ? "A lookup on " + what + " failed (" + reason +
-                          ") and is not used as evidence."
-                    : "对 " + what + " 的查询失败（" + reason + "），不作为证据。"));
-    }
+    if (call.outcome == Outcome::kError) notes.push_back(FailedCallNote(state, call, en));
   }
   if (sampled) {
     notes.push_back(
@@ -274,6 +294,40 @@ std::vector<std::string> BuildNotes(const InvestigationState& state,
     }
   }
   return notes;
+}
+
+// What the user could add when the asked-about topics' logs do not tell
+// why: the error text, a narrower time, or what changed before the onset.
+std::string WhatTheLogsLack(const QuestionAnalysis& analysis, const CaseFile& file, bool en) {
+  bool failing = std::any_of(file.hops.begin(), file.hops.end(),
+                             [](const LogHop& hop) { return IsFailure(hop); });
+  if (!file.hops.empty() && !failing) {
+    return en ? "The error text or a narrower time: " + JoinList(analysis.topics, true) +
+                    " logged no errors in the window queried, only warnings that show no failure."
+              : "报错原文或更准确的时间：" + JoinList(analysis.topics, false) +
+                    " 在所查时间窗内没有错误日志，只有不表示故障的告警。";
+  }
+  if (file.hops.empty()) {
+    return en ? "A more precise error text or time range: the logs of " +
+                    JoinList(analysis.topics, true) +
+                    " show no errors or warnings in the window queried."
+              : "更具体的错误信息或时间范围：" + JoinList(analysis.topics, false) +
+                    " 在所查时间窗内没有错误或告警日志。";
+  }
+  // The chain ends at a symptom: say where it ends and what would say why.
+  const LogHop& deepest = file.Deepest() ? *file.Deepest() : file.hops.front();
+  std::string since = FirstSeenFailure(file);
+  std::string before = since.empty() ? std::string() : (en ? " before " : " 在 ") + since;
+  return en ? "Why " + deepest.topic +
+                  " fails: the data checked shows the failure but no cause recorded" + before +
+                  " (a release, a configuration push, an expiry, a deletion, a capacity change). "
+                  "Check what changed on " + deepest.topic + " and what it depends on" + before +
+                  "."
+            : deepest.topic + " 为什么失败：所查数据只显示了故障现象，没有找到" +
+                  (since.empty() ? std::string() : since + " 之前") +
+                  "记录的原因（发布、配置推送、证书过期、记录删除、容量变化）。请核对" +
+                  (since.empty() ? std::string() : since + " 之前 ") + deepest.topic +
+                  " 及其依赖的变更。";
 }
 
 std::vector<std::string> BuildMissingInfo(const InvestigationState& state,
@@ -310,37 +364,7 @@ std::vector<std::string> BuildMissingInfo(const InvestigationState& state,
                          : "时间范围（例如“最近 30 分钟”或具体时刻）。");
   }
   if (missing.empty() && !analysis.topics.empty()) {
-    bool failing = std::any_of(file.hops.begin(), file.hops.end(),
-                               [](const LogHop& hop) { return IsFailure(hop); });
-    if (!file.hops.empty() && !failing) {
-      missing.push_back(
-          en ? "The error text or a narrower time: " + JoinList(analysis.topics, true) +
-                   " logged no errors in the window queried, only warnings that show no failure."
-             : "报错原文或更准确的时间：" + JoinList(analysis.topics, false) +
-                   " 在所查时间窗内没有错误日志，只有不表示故障的告警。");
-    } else if (file.hops.empty()) {
-      missing.push_back(en ? "A more precise error text or time range: the logs of " +
-                                 JoinList(analysis.topics, true) +
-                                 " show no errors or warnings in the window queried."
-                           : "更具体的错误信息或时间范围：" + JoinList(analysis.topics, false) +
-                                 " 在所查时间窗内没有错误或告警日志。");
-    } else {
-      // The chain ends at a symptom: say where it ends and what would say why.
-      const LogHop& deepest = file.Deepest() ? *file.Deepest() : file.hops.front();
-      std::string since = FirstSeenFailure(file);
-      std::string before = since.empty() ? std::string() : (en ? " before " : " 在 ") + since;
-      missing.push_back(
-          en ? "Why " + deepest.topic +
-                   " fails: the data checked shows the failure but no cause recorded" + before +
-                   " (a release, a configuration push, an expiry, a deletion, a capacity change). "
-                   "Check what changed on " + deepest.topic + " and what it depends on" + before +
-                   "."
-             : deepest.topic + " 为什么失败：所查数据只显示了故障现象，没有找到" +
-                   (since.empty() ? std::string() : since + " 之前") +
-                   "记录的原因（发布、配置推送、证书过期、记录删除、容量变化）。请核对" +
-                   (since.empty() ? std::string() : since + " 之前 ") + deepest.topic +
-                   " 及其依赖的变更。");
-    }
+    missing.push_back(WhatTheLogsLack(analysis, file, en));
   }
   return missing;
 }
