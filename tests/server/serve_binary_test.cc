@@ -450,7 +450,7 @@ TEST_F(ServeBinary, SigtermLetsARunningRunFinishWithinTheGracePeriod) {
 // the shutdown begins, while runs still drain: a balancer then sends the
 // next request elsewhere instead of to an instance that can only refuse it.
 TEST_F(ServeBinary, SigtermClosesIdleKeptAliveConnectionsWhileRunsDrain) {
-  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(3000)));  // 3 calls, ~9 s
+  ScriptedModelServer model(ScriptedDiagnosis(1, milliseconds(5000)));  // 3 calls, ~15 s
   ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/60));
   SseStream stream(port_, "POST", "/api/v1/chat", kJsonBody, DiagnosisChat());
   auto first = stream.Next();
