@@ -191,6 +191,32 @@ SqlValue ReadCell(sqlite3_stmt* stmt, int column, RowCollector& rows) {
   }
 }
 
+// The prepared statement's rows, stepped one by one within `limits`.
+Result<QueryOutput, AdapterFailure> FetchRows(sqlite3* db, sqlite3_stmt* stmt,
+                                              const QueryLimits& limits, MonoTime deadline,
+                                              const std::stop_token& cancel) {
+  RowCollector rows(limits);
+  int columns = sqlite3_column_count(stmt);
+  std::vector<std::string> names;
+  for (int i = 0; i < columns; ++i) {
+    const char* name = sqlite3_column_name(stmt, i);
+    names.emplace_back(name != nullptr ? name : "");
+  }
+  rows.SetColumns(std::move(names));
+  int rc = SQLITE_OK;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    std::vector<SqlValue> row;
+    row.reserve(static_cast<std::size_t>(columns));
+    for (int i = 0; i < columns; ++i) row.push_back(ReadCell(stmt, i, rows));
+    if (!rows.Add(std::move(row))) break;
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
+    return Failure(FailureOf(db, rc, deadline));
+  }
+  return std::move(rows).Finish();
+}
+
 }  // namespace
 
 Result<QueryOutput, AdapterFailure> SqliteDatasource::Query(std::string_view sql,
@@ -241,25 +267,7 @@ Result<QueryOutput, AdapterFailure> SqliteDatasource::Query(std::string_view sql
     }
   }
 
-  RowCollector rows(limits);
-  int columns = sqlite3_column_count(stmt.get());
-  std::vector<std::string> names;
-  for (int i = 0; i < columns; ++i) {
-    const char* name = sqlite3_column_name(stmt.get(), i);
-    names.emplace_back(name != nullptr ? name : "");
-  }
-  rows.SetColumns(std::move(names));
-  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-    std::vector<SqlValue> row;
-    row.reserve(static_cast<std::size_t>(columns));
-    for (int i = 0; i < columns; ++i) row.push_back(ReadCell(stmt.get(), i, rows));
-    if (!rows.Add(std::move(row))) break;
-  }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-    if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
-    return Failure(FailureOf(db.get(), rc, deadline));
-  }
-  return std::move(rows).Finish();
+  return FetchRows(db.get(), stmt.get(), limits, deadline, cancel);
 }
 
 }  // namespace diagd::tools::mysql
