@@ -32,12 +32,13 @@ class FixedLogsAdapter final : public tools::ToolAdapter {
                "waiting=37 total=50 trace=7f3a9c2e"});
     }
   }
-  Result<tools::AdapterOutput, tools::AdapterFailure> Execute(const tools::ToolRequest&,
-                                                              MonoTime) override {
+
+ private:
+  Result<tools::AdapterOutput, tools::AdapterFailure> DoExecute(const tools::ToolRequest&, MonoTime,
+                                                                const std::stop_token&) override {
     return tools::AdapterOutput{result_, "{}"};
   }
 
- private:
   tools::LogsResult result_;
 };
 

@@ -33,8 +33,11 @@ class FixedLogsAdapter final : public tools::ToolAdapter {
                "active=50 idle=0 waiting=37 total=50 trace=7f3a9c2e"});
     }
   }
-  Result<tools::AdapterOutput, tools::AdapterFailure> Execute(const tools::ToolRequest& request,
-                                                              MonoTime) override {
+
+ private:
+  Result<tools::AdapterOutput, tools::AdapterFailure> DoExecute(const tools::ToolRequest& request,
+                                                                MonoTime,
+                                                                const std::stop_token&) override {
     tools::LogsResult result = result_;
     const auto& q = std::get<tools::LogsRequest>(request);
     result.topic = q.topic;
@@ -43,7 +46,6 @@ class FixedLogsAdapter final : public tools::ToolAdapter {
     return tools::AdapterOutput{std::move(result), "{}"};
   }
 
- private:
   tools::LogsResult result_;
 };
 

@@ -8,14 +8,13 @@
 
 #include "check/misconfigurations.h"
 #include "http/http_client.h"
-#include "tools/documents/http_documents_adapter.h"
 #include "tools/documents/index_census.h"
 #include "tools/documents/local_documents_adapter.h"
 #include "tools/documents/markdown_tree.h"
 #include "tools/logs/local_logs_adapter.h"
 #include "tools/logs/topic_census.h"
 #include "tools/mysql/datasource_census.h"
-#include "tools/mysql/mysql_adapter.h"
+#include "wiring/tool_set.h"
 
 namespace diagd::check {
 namespace {
@@ -85,16 +84,16 @@ std::size_t EvidenceCount(const tools::ToolResult& result) {
   return documents == nullptr ? 0 : documents->evidence.size();
 }
 
-CheckItem CheckHttpDocuments(const config::DocumentsToolConfig& documents, const Clock& clock) {
+CheckItem CheckHttpDocuments(const config::Config& config, const Clock& clock) {
+  const auto& documents = config.tools.documents;
   std::string url = http::RedactUrl(documents.url);
   CheckItem item{"documents", url, true, "", ""};
   AdviceValues values{{"url", url}};
-  tools::documents::HttpDocumentsAdapter adapter(
-      {documents.url, static_cast<std::size_t>(documents.max_excerpt_chars),
-       Millis(documents.timeout_ms)},
-      clock);
-  auto answered = adapter.Execute(tools::DocumentsRequest{kDocumentsProbeQuery},
-                                  clock.Monotonic() + Millis(documents.timeout_ms));
+  // The http backend opens without I/O and cannot fail to.
+  auto adapter = wiring::OpenDocumentsAdapter(config, clock);
+  if (!adapter) return Problem(item, adapter.error().message, M::kDocumentsServiceDown, values);
+  auto answered = (*adapter)->Execute(tools::DocumentsRequest{kDocumentsProbeQuery},
+                                      clock.Monotonic() + Millis(documents.timeout_ms));
   if (!answered) {
     const tools::AdapterFailure& failure = answered.error();
     std::string detail =
@@ -164,9 +163,8 @@ CheckItem CheckTopic(const config::LogsToolConfig& logs, const std::string& topi
   return item;
 }
 
-CheckItem CheckDatasource(tools::mysql::MysqlAdapter& adapter,
-                          const config::DatasourceConfig& datasource, const Clock& clock,
-                          Millis max_time) {
+CheckItem CheckDatasource(tools::ToolAdapter& adapter, const config::DatasourceConfig& datasource,
+                          const Clock& clock, Millis max_time) {
   CheckItem item{"datasource", datasource.name, true, "", ""};
   auto census = tools::mysql::CensusDatasource(adapter, datasource, clock.Monotonic() + max_time);
   AdviceValues values{{"name", datasource.name}, {"reason", census.problem}};
@@ -197,7 +195,7 @@ CheckItem CheckDatasource(tools::mysql::MysqlAdapter& adapter,
 CheckItem CheckDocuments(const config::Config& config, const Clock& clock, Millis max_time) {
   const auto& documents = config.tools.documents;
   if (documents.backend == config::DocumentsToolConfig::Backend::kHttp) {
-    return CheckHttpDocuments(documents, clock);
+    return CheckHttpDocuments(config, clock);
   }
   return CheckLocalDocuments(documents, clock, max_time);
 }
@@ -246,7 +244,7 @@ std::vector<CheckItem> CheckDatasources(const config::Config& config, const Cloc
   if (datasources.empty()) {
     return {{"datasource", "(none)", true, "no tools.mysql.datasources configured", ""}};
   }
-  auto adapter = tools::mysql::MysqlAdapter::Open(datasources);
+  auto adapter = wiring::OpenMysqlAdapter(config);
   if (!adapter) {
     // The config's own validation makes this unreachable; say it plainly if not.
     return {Problem({"datasource", "tools.mysql.datasources", true, "", ""},

@@ -2,10 +2,10 @@
 // backend opened from the configuration as a run would open it, and asked
 // what it holds.
 //
-// Like wiring/, this names the concrete backends (the local and http
-// documents adapters, the local logs adapter, the MySQL/SQLite adapter);
-// unlike OpenToolSet it opens each on its own, so that one broken backend is
-// a row of the report, not the end of the check.
+// The http documents and MySQL/SQLite adapters come from wiring/ as a run
+// opens them; the local documents and logs adapters are opened here, as
+// their census needs them. Unlike OpenToolSet each is opened on its own, so
+// that one broken backend is a row of the report, not the end of the check.
 //
 // Thread safety: pure functions apart from the reads they make (and the
 // documents index they bring up to date).

@@ -7,7 +7,7 @@
 
 #include "core/json.h"
 #include "core/text.h"
-#include "model/openai_wire.h"
+#include "wiring/model_probe.h"
 
 namespace diagd::check {
 namespace {
@@ -153,7 +153,7 @@ bool ContainsAny(std::string_view haystack, std::initializer_list<std::string_vi
 //   "Unsupported param: tools"
 // Ollama (ollama/ollama#6027, #14795): 400
 //   "registry.ollama.ai/library/gemma:2b does not support tools"
-// Any other refusal the model client knows (model::wire::RefusesTools) has
+// Any other refusal the model client knows (wiring::RefusesTools) has
 // the generic advice.
 std::optional<M> ToolRefusal(std::string_view folded) {
   if (ContainsAny(folded, {"--enable-auto-tool-choice", "--tool-call-parser"})) {
@@ -163,7 +163,7 @@ std::optional<M> ToolRefusal(std::string_view folded) {
     return M::kLlamaCppWithoutJinja;
   }
   if (Contains(folded, "does not support tools")) return M::kOllamaModelWithoutTools;
-  if (model::wire::RefusesTools(folded)) return M::kToolsRefused;
+  if (wiring::RefusesTools(folded)) return M::kToolsRefused;
   return std::nullopt;
 }
 

@@ -12,7 +12,7 @@
 // The recognizers match what the servers really send (their error texts are
 // quoted in misconfigurations.cc, with the source of each): each server's
 // own "no tools" words pick that server's advice, and any other refusal
-// model::wire::RefusesTools knows is the generic TOOLS_REFUSED.
+// wiring::RefusesTools knows is the generic TOOLS_REFUSED.
 //
 // Thread safety: constant data and pure functions.
 #pragma once
@@ -91,7 +91,7 @@ std::string Advise(Misconfiguration id, const AdviceValues& values);
 // --- Recognizers for the model probe -------------------------------------
 
 // An error answer (any status, a 200 with an error object included), by the
-// provider's message (model::wire::ProviderErrorMessage) and the status:
+// provider's message (wiring::ProviderErrorMessage) and the status:
 // the no-tools refusals of vLLM, llama.cpp, Ollama and others; a model the
 // endpoint does not serve (vLLM, Ollama, OpenAI, LiteLLM wordings); 401/403
 // (`key_configured` picks missing or refused); a 404 with no model message

@@ -9,12 +9,11 @@
 #include "core/text.h"
 #include "http/http_client.h"
 #include "model/chat_model.h"
-#include "model/openai_wire.h"
+#include "wiring/model_probe.h"
 
 namespace diagd::check {
 namespace {
 
-namespace wire = model::wire;
 using config::ModelComponent;
 using config::ModelEndpoint;
 using M = Misconfiguration;
@@ -236,7 +235,7 @@ std::vector<std::string> CompletionFacts(const model::ChatResponse& response,
 
 void Scrub(CheckItem& item, std::string_view secret) {
   for (std::string* field : {&item.name, &item.detail, &item.advice}) {
-    *field = wire::ScrubSecret(std::move(*field), secret);
+    *field = wiring::ScrubSecret(std::move(*field), secret);
   }
 }
 
@@ -273,8 +272,8 @@ std::vector<ModelComponent> OfflineComponents(const config::ModelConfig& model) 
 }
 
 std::string EndpointName(const ModelEndpointGroup& group) {
-  return wire::ScrubSecret(group.endpoint.name + " @ " + http::RedactUrl(group.endpoint.base_url),
-                           group.endpoint.api_key);
+  return wiring::ScrubSecret(group.endpoint.name + " @ " + http::RedactUrl(group.endpoint.base_url),
+                             group.endpoint.api_key);
 }
 
 CheckItem OfflineModelItem(const std::vector<ModelComponent>& components) {
@@ -299,7 +298,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
     return item;
   };
 
-  auto body = wire::EncodeRequest(ProbeRequest(group.components.front()), endpoint.name);
+  auto body = wiring::EncodeChatRequest(ProbeRequest(group.components.front()), endpoint.name);
   if (!body)
     return fail("the probe could not be built: " + body.error().message, M::kEndpointFailed);
   auto [sent, latency] = SendProbe(group, std::move(*body), timeout);
@@ -311,7 +310,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
   const http::Response& response = *sent;
   const std::string status = "HTTP " + std::to_string(response.status);
   values["status"] = std::to_string(response.status);
-  std::string provider = wire::ProviderErrorMessage(response.body, secret);
+  std::string provider = wiring::ProviderErrorMessage(response.body, secret);
   std::optional<M> recognized =
       provider.empty() && response.status >= 200 && response.status <= 299
           ? std::nullopt
@@ -330,7 +329,7 @@ CheckItem ProbeModelEndpoint(const ModelEndpointGroup& group, const config::Mode
         "reachable" + served + ", " + status + " after " + after + (quote ? ": " + provider : ""),
         recognized.value_or(M::kEndpointFailed));
   }
-  auto decoded = wire::DecodeResponse(response.body, secret);
+  auto decoded = wiring::DecodeChatResponse(response.body, secret);
   if (!decoded) {
     if (recognized == M::kModelNotServed) served = ", model not served";
     return fail("reachable" + served + ", " + status + " after " + after + " but " +

@@ -5,8 +5,9 @@
 //
 // The probe is sent here, not through OpenAiChatModel::Complete: its retries
 // and error folding would hide the status and the provider's words the
-// advice is chosen from. It is built and read by the same wire functions
-// (model::wire::EncodeRequest, DecodeResponse, ProviderErrorMessage) and
+// advice is chosen from. It is built and read by the client's own wire
+// functions (wiring/model_probe.h: EncodeChatRequest, DecodeChatResponse,
+// ProviderErrorMessage) and
 // carries the client's headers (Content-Type, X-Diagd-Component,
 // Authorization: Bearer when a key is set); one attempt, a short timeout.
 //

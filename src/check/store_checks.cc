@@ -2,8 +2,7 @@
 
 #include "check/misconfigurations.h"
 #include "http/http_client.h"
-#include "store/redis_client.h"
-#include "store/store_probe.h"
+#include "wiring/store_probes.h"
 
 namespace diagd::check {
 namespace {
@@ -24,13 +23,12 @@ std::vector<CheckItem> CheckStores(const config::Config& config, CheckProgress* 
   // A PostgreSQL URL may hold a password: the name never does.
   std::string runs = http::RedactUrl(config.storage.runs);
   if (progress != nullptr) progress->OnChecking("store", runs);
-  rows.push_back(Row(runs, store::ProbeRunStore(config.storage.runs), M::kRunStoreUnusable, {}));
-  const std::string& canonical = config.storage.canonical;
-  if (!canonical.starts_with("redis://")) return rows;
-  auto endpoint = store::ParseRedisUrl(canonical);
-  std::string name = endpoint ? "redis://" + endpoint->Describe() : "redis://";
+  rows.push_back(Row(runs, wiring::ProbeRunStore(config), M::kRunStoreUnusable, {}));
+  if (!wiring::HasSharedCanonicalStore(config)) return rows;
+  std::string name = wiring::SharedCanonicalStoreName(config);
   if (progress != nullptr) progress->OnChecking("store", name);
-  rows.push_back(Row(name, store::ProbeRedis(canonical), M::kRedisUnreachable, {{"url", name}}));
+  rows.push_back(
+      Row(name, wiring::ProbeSharedCanonicalStore(config), M::kRedisUnreachable, {{"url", name}}));
   return rows;
 }
 

@@ -1,6 +1,6 @@
 // The store part of `diagd check`: the run store of storage.runs and, when
 // storage.canonical is "redis://...", its Redis, looked at as `diagd serve`
-// would open them but without writing to either (store/store_probe.h): a
+// would open them but without writing to either (wiring/store_probes.h): a
 // run store that serve would stop on, or a Redis that does not answer, is
 // a problem row, so that "all well" means serve starts.
 //

@@ -1,24 +1,27 @@
-// Schema migrations of the SQLite run store (docs/run-store.md).
+// Schema migrations of the run stores (docs/run-store.md): the one
+// algorithm both stores run, over the few things each database does in its
+// own SQL (SchemaTarget).
 //
 // The database records every step it has taken in `schema_migrations`
 // (version, name, applied_at). Opening applies, in order and each in its own
 // transaction, only the steps whose version is missing. A database that
 // already holds a version this build does not know was written by a newer
 // diagd: it is refused, untouched, so an older binary never half-upgrades or
-// misreads it. A SQLite file that belongs to another application is refused
-// too, so a mistyped path never grows diagd tables inside someone's data.
+// misreads it. A database that belongs to another application is refused
+// too, so a mistyped location never grows diagd tables inside someone's
+// data.
 //
-// Thread safety: none; called under the store's lock. Two processes opening
-// the same file at once are safe: each step re-checks its version inside
-// its write transaction.
+// Thread safety: none; the caller holds the database alone. Two processes
+// migrating the same database at once are safe: each step re-checks the
+// version inside its write transaction.
 #pragma once
 
-#include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 
 #include "core/clock.h"
 #include "core/result.h"
-#include "store/sqlite_db.h"
 
 namespace diagd::store {
 
@@ -28,24 +31,33 @@ struct Migration {
   const char* sql = nullptr;   // constant DDL; runs inside the step's transaction
 };
 
-// Written into the SQLite header (PRAGMA application_id) by the first step:
-// "diag" in ASCII.
-inline constexpr std::int32_t kRunStoreApplicationId = 0x64696167;
-
-// The run store's steps, oldest first. Append only: a released step is
-// never edited, a change is a new step.
-std::span<const Migration> RunStoreMigrations();
+// One database as the migration runner sees it. Errors as the store's own:
+// UNAVAILABLE when the database fails.
+class SchemaTarget {
+ public:
+  virtual ~SchemaTarget() = default;
+  // The highest applied version, 0 when there is no schema_migrations table.
+  virtual Result<int> SchemaVersion() = 0;
+  // Whether a database without schema_migrations may become a run store:
+  // FAILED_PRECONDITION when it holds what is not diagd's.
+  virtual Status CheckOwnership() = 0;
+  // Creates schema_migrations (version, name, applied_at) when missing.
+  virtual Status CreateVersionTable() = 0;
+  // Runs `body` in one write transaction, committed when it returns OK and
+  // rolled back otherwise.
+  virtual Status InTransaction(const std::function<Status()>& body) = 0;
+  // Runs a step's constant DDL.
+  virtual Status Exec(const char* sql) = 0;
+  // Adds the row for `step`, applied at `applied_at` (RFC 3339).
+  virtual Status RecordVersion(const Migration& step, const std::string& applied_at) = 0;
+};
 
 // Brings `db` to the last version of `steps`. FAILED_PRECONDITION when the
-// database is newer than `steps` or belongs to another application;
-// UNAVAILABLE when SQLite fails (including a file that is no database).
-Status ApplyMigrations(SqliteDb& db, std::span<const Migration> steps, const Clock& clock);
+// database is newer than `steps` or belongs to another application.
+Status ApplyMigrations(SchemaTarget& db, std::span<const Migration> steps, const Clock& clock);
 
 // What ApplyMigrations would refuse, found without writing: a database
 // newer than `steps`, or one that belongs to another application.
-Status CheckMigratable(SqliteDb& db, std::span<const Migration> steps);
-
-// The highest applied version, 0 for a database without migrations.
-Result<int> SchemaVersion(SqliteDb& db);
+Status CheckMigratable(SchemaTarget& db, std::span<const Migration> steps);
 
 }  // namespace diagd::store

@@ -98,64 +98,58 @@ constexpr std::array<Migration, 1> kMigrations = {{
     {1, "runs, steps, trace, events, observations and conversations", kSchemaV1},
 }};
 
-Status RefuseNewer(int found, int known) {
-  if (found <= known) return OkStatus();
-  return Error::FailedPrecondition(
-      "run store: the database has schema version " + std::to_string(found) +
-      ", newer than this diagd knows (" + std::to_string(known) +
-      "); refusing to touch it (upgrade diagd, or point storage.runs elsewhere)");
-}
+// PostgreSQL's side of the runner, on a connection that holds the
+// advisory lock: no other instance migrates meanwhile.
+class PostgresSchema final : public SchemaTarget {
+ public:
+  explicit PostgresSchema(PgConn& conn) : conn_(conn) {}
 
-// A schema with tables but no schema_migrations is someone else's.
-Status CheckOwnership(PgConn& conn) {
-  auto tables = conn.Query(
-      "SELECT count(*) FROM pg_catalog.pg_tables "
-      "WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'",
-      "read database schema");
-  if (!tables) return tables.error();
-  if (tables->Int(0, 0) > 0) {
-    return Error::FailedPrecondition(
-        "run store: the database schema already holds tables that are not diagd's; refusing "
-        "to use it");
-  }
-  return OkStatus();
-}
+  Result<int> SchemaVersion() override { return PostgresSchemaVersion(conn_); }
 
-Status ApplyStep(PgConn& conn, const Migration& step, const Clock& clock) {
-  PgTransaction tx(conn);
-  if (Status begun = tx.Begin("BEGIN", "migrate schema"); !begun) return begun;
-  if (Status ran = conn.Exec(step.sql, "migrate schema"); !ran) return ran;
-  auto record = conn.Query(
-      "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-      PgParams().Int(step.version).Text(step.name).Text(FormatRfc3339Millis(clock.Now())),
-      "record schema version");
-  if (!record) return record.error();
-  return tx.Commit();
-}
-
-Status MigrateLocked(PgConn& conn, std::span<const Migration> steps, const Clock& clock) {
-  int known = steps.empty() ? 0 : steps.back().version;
-  Result<int> current = PostgresSchemaVersion(conn);
-  if (!current) return current.error();
-  if (Status newer = RefuseNewer(*current, known); !newer) return newer;
-  if (*current == known) return OkStatus();
-  if (*current == 0) {
-    if (Status ours = CheckOwnership(conn); !ours) return ours;
-    if (Status created = conn.Exec("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                   "  version    integer NOT NULL PRIMARY KEY,"
-                                   "  name       text    NOT NULL,"
-                                   "  applied_at text    NOT NULL)",
-                                   "create schema_migrations");
-        !created) {
-      return created;
+  // A schema with tables but no schema_migrations is someone else's.
+  Status CheckOwnership() override {
+    auto tables = conn_.Query(
+        "SELECT count(*) FROM pg_catalog.pg_tables "
+        "WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'",
+        "read database schema");
+    if (!tables) return tables.error();
+    if (tables->Int(0, 0) > 0) {
+      return Error::FailedPrecondition(
+          "run store: the database schema already holds tables that are not diagd's; refusing "
+          "to use it");
     }
+    return OkStatus();
   }
-  for (const Migration& step : steps) {
-    if (step.version <= *current) continue;
-    if (Status applied = ApplyStep(conn, step, clock); !applied) return applied;
+
+  Status CreateVersionTable() override {
+    return conn_.Exec(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "  version    integer NOT NULL PRIMARY KEY,"
+        "  name       text    NOT NULL,"
+        "  applied_at text    NOT NULL)",
+        "create schema_migrations");
   }
-  return OkStatus();
-}
+
+  Status InTransaction(const std::function<Status()>& body) override {
+    PgTransaction tx(conn_);
+    if (Status begun = tx.Begin("BEGIN", "migrate schema"); !begun) return begun;
+    if (Status done = body(); !done) return done;
+    return tx.Commit();
+  }
+
+  Status Exec(const char* sql) override { return conn_.Exec(sql, "migrate schema"); }
+
+  Status RecordVersion(const Migration& step, const std::string& applied_at) override {
+    auto record = conn_.Query(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+        PgParams().Int(step.version).Text(step.name).Text(applied_at), "record schema version");
+    if (!record) return record.error();
+    return OkStatus();
+  }
+
+ private:
+  PgConn& conn_;
+};
 
 }  // namespace
 
@@ -179,7 +173,8 @@ Status ApplyPostgresMigrations(PgConn& conn, std::span<const Migration> steps,
   auto locked = conn.Query("SELECT pg_advisory_lock($1)",
                            PgParams().Int(kPostgresMigrationLock), "lock schema migrations");
   if (!locked) return locked.error();
-  Status migrated = MigrateLocked(conn, steps, clock);
+  PostgresSchema schema(conn);
+  Status migrated = ApplyMigrations(schema, steps, clock);
   auto unlocked = conn.Query("SELECT pg_advisory_unlock($1)",
                              PgParams().Int(kPostgresMigrationLock), "unlock schema migrations");
   if (migrated && !unlocked) return unlocked.error();

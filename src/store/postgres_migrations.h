@@ -1,11 +1,9 @@
 // Schema migrations of the PostgreSQL run store (docs/run-store.md).
 //
-// As on SQLite, the database records every applied step in
-// `schema_migrations` (version, name, applied_at) and opening applies only
-// the missing steps, each in its own transaction; a database with a version
-// this build does not know is refused untouched, and so is one whose schema
-// already holds tables that are not diagd's. PostgreSQL's steps are their
-// own list (version 1 is the whole schema the SQLite store reached in five).
+// PostgreSQL's schema steps and its side of the migration runner
+// (migrations.h). A schema is diagd's when it holds schema_migrations, or no
+// tables at all. PostgreSQL's steps are their own list (version 1 is the
+// whole schema the SQLite store reached in five).
 //
 // Several instances starting at once: the whole check-and-apply runs under
 // a session advisory lock (pg_advisory_lock, one key per database), so one

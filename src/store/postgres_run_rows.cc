@@ -5,152 +5,83 @@
 #include <string_view>
 
 #include "store/run_codec.h"
+#include "store/run_row_values.h"
 
 namespace diagd::store {
 namespace {
 
 constexpr std::size_t kRowsPerInsert = 1000;  // keeps a statement far below 65535 parameters
 
-std::optional<std::string> NullWhenEmpty(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  return s;
-}
+class PgBinder final : public RowBinder {
+ public:
+  explicit PgBinder(PgParams& params) : params_(params) {}
+  void Text(const std::string& held) override { params_.Text(held); }
+  void Copy(std::string_view text) override { params_.Text(text); }
+  void Int(std::int64_t value) override { params_.Int(value); }
+  void Bytes(const std::string& held) override { params_.Bytes(held); }
+  void Null() override { params_.Null(); }
 
-constexpr const char* kInsertRun =
-    "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
-    "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures, "
-    "question) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ";
-// As on SQLite: a run ended by the server without its result (lost,
-// abandoned at shutdown) is never finished after that; a retried write of
-// the same finished run replaces it.
-constexpr const char* kCreateOnly = "ON CONFLICT (run_id) DO NOTHING";
-constexpr const char* kReplace =
-    "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
-    "route = excluded.route, status = excluded.status, "
-    "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
-    "fallback_code = excluded.fallback_code, stop_reason = excluded.stop_reason, "
-    "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
-    "finished_at = excluded.finished_at, result_json = excluded.result_json, "
-    "failure_reason = excluded.failure_reason, instance_id = excluded.instance_id, "
-    "lease_until = excluded.lease_until, failure_detail = excluded.failure_detail, "
-    "model_failures = excluded.model_failures, question = excluded.question "
-    "WHERE diagnosis_run.status = 'RUNNING' OR "
-    "coalesce(diagnosis_run.failure_reason, '') NOT IN ('INSTANCE_LOST', 'SERVER_SHUTDOWN')";
+ private:
+  PgParams& params_;
+};
 
-Status WriteRunRow(PgConn& conn, const app::RunRecord& run, bool replace) {
-  std::optional<std::string> finished_at;
-  if (run.finished_at) finished_at = FormatRfc3339Millis(*run.finished_at);
-  std::optional<std::string> lease_until;
-  if (run.lease_until) lease_until = FormatRfc3339Millis(*run.lease_until);
-  PgParams params;
-  params.Text(run.run_id)
-      .Text(run.conversation_id)
-      .Text(run.route)
-      .Text(run.status)
-      .Text(run.internal_status)
-      .OptionalText(run.release_outcome)
-      .OptionalText(run.fallback_code)
-      .OptionalText(run.stop_reason)
-      .Int(run.total_token_count)
-      .Text(FormatRfc3339Millis(run.created_at))
-      .OptionalText(finished_at);
-  if (run.result_json.empty()) {
-    params.Null();
-  } else {
-    params.Bytes(run.result_json);
-  }
-  params.OptionalText(run.failure_reason)
-      .OptionalText(NullWhenEmpty(run.instance_id))
-      .OptionalText(lease_until)
-      .OptionalText(run.failure_detail)
-      .OptionalText(EncodeModelFailures(run.model_failures))
-      .Text(run.question);
-  std::string sql = std::string(kInsertRun) + (replace ? kReplace : kCreateOnly);
-  auto written = conn.Query(sql.c_str(), params, "write run");
-  if (!written) return written.error();
-  if (written->Affected() == 0) {
-    if (!replace) return Error::FailedPrecondition("run store: create run: the run exists already");
-    return Error::FailedPrecondition(
-        "run store: finish run: the server already ended this run (lost with its instance, or "
-        "abandoned at shutdown)");
-  }
-  return OkStatus();
-}
+// Many rows per statement: each statement is a round trip to the server.
+class PgRowWriter final : public RunRowWriter {
+ public:
+  explicit PgRowWriter(PgConn& conn) : conn_(conn) {}
 
-// INSERT INTO <table_and_columns> VALUES (...), (...): `columns` values per
-// row, taken in order from `values`, a statement per kRowsPerInsert rows.
-Status InsertRows(PgConn& conn, std::string_view table_and_columns, int columns,
-                  std::size_t rows, const std::function<void(std::size_t, PgParams&)>& row,
-                  const char* what, std::string_view suffix = {}) {
-  for (std::size_t first = 0; first < rows; first += kRowsPerInsert) {
-    std::size_t count = std::min(kRowsPerInsert, rows - first);
-    std::string sql = "INSERT INTO " + std::string(table_and_columns) + " VALUES ";
+  Status WriteRun(const app::RunRecord& run, bool replace) override {
     PgParams params;
-    for (std::size_t r = 0; r < count; ++r) {
-      sql += r == 0 ? "(" : ", (";
-      for (int c = 0; c < columns; ++c) {
-        if (c > 0) sql += ", ";
-        sql += '$';
-        sql += std::to_string(r * static_cast<std::size_t>(columns) + c + 1);
+    PgBinder binder(params);
+    BindRun(run, binder);
+    std::string sql =
+        InsertSql(kRunRow, '$', 1, replace ? kReplaceRun : " ON CONFLICT (run_id) DO NOTHING");
+    auto written = conn_.Query(sql.c_str(), params, kRunRow.what);
+    if (!written) return written.error();
+    if (written->Affected() == 0) {
+      if (!replace) {
+        return Error::FailedPrecondition("run store: create run: the run exists already");
       }
-      sql += ")";
-      row(first + r, params);
+      return Error::FailedPrecondition(
+          "run store: finish run: the server already ended this run (lost with its instance, or "
+          "abandoned at shutdown)");
     }
-    sql += suffix;
-    auto inserted = conn.Query(sql.c_str(), params, what);
-    if (!inserted) return inserted.error();
+    return OkStatus();
   }
-  return OkStatus();
-}
 
-Status WriteChildren(PgConn& conn, const app::RunRecord& run, const EncodedChildren& encoded) {
-  for (const char* sql : {"DELETE FROM agent_step WHERE run_id = $1",
-                          "DELETE FROM diagnosis_trace_event WHERE run_id = $1",
-                          "DELETE FROM run_event WHERE run_id = $1",
-                          "DELETE FROM run_observation WHERE run_id = $1"}) {
-    auto cleared = conn.Query(sql, PgParams().Text(run.run_id), "replace run steps and trace");
-    if (!cleared) return cleared.error();
+  Status ClearChildren(const std::string& run_id) override {
+    for (const char* sql : {"DELETE FROM agent_step WHERE run_id = $1",
+                            "DELETE FROM diagnosis_trace_event WHERE run_id = $1",
+                            "DELETE FROM run_event WHERE run_id = $1",
+                            "DELETE FROM run_observation WHERE run_id = $1"}) {
+      auto cleared = conn_.Query(sql, PgParams().Text(run_id), "replace run steps and trace");
+      if (!cleared) return cleared.error();
+    }
+    return OkStatus();
   }
-  Status steps = InsertRows(
-      conn, "agent_step (run_id, seq, round, token_count, tool_call_ids)", 5, run.steps.size(),
-      [&](std::size_t i, PgParams& p) {
-        const app::StoredStep& step = run.steps[i];
-        p.Text(run.run_id).Int(static_cast<std::int64_t>(i) + 1).Int(step.round);
-        if (step.token_count) {
-          p.Int(*step.token_count);
-        } else {
-          p.Null();
-        }
-        p.Text(encoded.step_ids[i]);
-      },
-      "write run steps");
-  if (!steps) return steps;
-  Status trace = InsertRows(
-      conn, "diagnosis_trace_event (run_id, seq, type, time, fields)", 5, run.trace.size(),
-      [&](std::size_t i, PgParams& p) {
-        const harness::TraceEvent& event = run.trace[i];
-        p.Text(run.run_id)
-            .Int(event.seq)
-            .Text(harness::TraceEventTypeString(event.type))
-            .Text(FormatRfc3339Millis(event.time))
-            .Text(encoded.event_fields[i]);
-      },
-      "write run trace");
-  if (!trace) return trace;
-  if (Status events = InsertPgEvents(conn, run.run_id, run.events, false); !events) return events;
-  return InsertRows(
-      conn, "run_observation (run_id, tool_call_id, observation, stored_at)", 4,
-      run.observations.size(),
-      [&](std::size_t i, PgParams& p) {
-        p.Text(run.run_id)
-            .Text(run.observations[i].tool_call_id)
-            .Text(run.observations[i].observation_json)
-            .Text(encoded.observations_stored_at);
-      },
-      "write run observations", " ON CONFLICT (run_id, tool_call_id) DO NOTHING");
-}
+
+  Status Insert(const RowTable& table, std::size_t count, const BindRow& row) override {
+    return Insert(table, count, row, table.on_conflict);
+  }
+
+  // A statement per kRowsPerInsert rows.
+  Status Insert(const RowTable& table, std::size_t count, const BindRow& row,
+                std::string_view suffix) {
+    for (std::size_t first = 0; first < count; first += kRowsPerInsert) {
+      std::size_t rows = std::min(kRowsPerInsert, count - first);
+      PgParams params;
+      PgBinder binder(params);
+      for (std::size_t r = 0; r < rows; ++r) row(first + r, binder);
+      std::string sql = InsertSql(table, '$', rows, suffix);
+      auto inserted = conn_.Query(sql.c_str(), params, table.what);
+      if (!inserted) return inserted.error();
+    }
+    return OkStatus();
+  }
+
+ private:
+  PgConn& conn_;
+};
 
 Status ReadSteps(PgConn& conn, app::RunRecord& run) {
   auto rows = conn.Query(
@@ -195,18 +126,17 @@ Status ReadTrace(PgConn& conn, app::RunRecord& run) {
 
 Status WritePgRunRows(PgConn& conn, const app::RunRecord& run, const EncodedChildren& encoded,
                       bool replace) {
-  if (Status row = WriteRunRow(conn, run, replace); !row) return row;
-  return WriteChildren(conn, run, encoded);
+  PgRowWriter writer(conn);
+  return WriteRunRows(writer, run, encoded, replace);
 }
 
 Status InsertPgEvents(PgConn& conn, const std::string& run_id,
                       const std::vector<app::RunEvent>& events, bool keep_stored) {
-  return InsertRows(
-      conn, "run_event (run_id, id, name, data)", 4, events.size(),
-      [&](std::size_t i, PgParams& p) {
-        p.Text(run_id).Int(events[i].id).Text(events[i].name).Text(events[i].data);
-      },
-      "write run events", keep_stored ? " ON CONFLICT DO NOTHING" : "");
+  PgRowWriter writer(conn);
+  return writer.Insert(
+      kEventRows, events.size(),
+      [&](std::size_t i, RowBinder& row) { BindEvent(run_id, events[i], row); },
+      keep_stored ? " ON CONFLICT DO NOTHING" : kEventRows.on_conflict);
 }
 
 Status ReplacePgEvents(PgConn& conn, const std::string& run_id,

@@ -2,94 +2,100 @@
 
 #include <sqlite3.h>
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "core/json_writer.h"
 #include "store/run_codec.h"
+#include "store/run_row_values.h"
 
 namespace diagd::store {
 namespace {
 
-std::optional<std::string> NullWhenEmpty(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  return s;
+// A statement's text for SQLite: built once per table for the life of the
+// process, as the statement cache keys on its address.
+const char* SqliteInsert(const RowTable& table, bool replace) {
+  static std::mutex mu;
+  static std::map<std::pair<const RowTable*, bool>, std::string> built;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, added] = built.try_emplace({&table, replace});
+  if (added) it->second = InsertSql(table, '?', 1, replace ? kReplaceRun : table.on_conflict);
+  return it->second.c_str();
 }
 
-constexpr const char* kInsertRun =
-    "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
-    "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures, "
-    "question) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
-// Replaces a run unless the server ended it without its result (lost with
-// its instance, abandoned at shutdown): the client was told so, and a run
-// is never finished after that. Writing the same finished run again (a
-// retried write) replaces it.
-constexpr const char* kUpsertRun =
-    "INSERT INTO diagnosis_run (run_id, conversation_id, route, status, internal_status, "
-    "release_outcome, fallback_code, stop_reason, total_token_count, created_at, finished_at, "
-    "result_json, failure_reason, instance_id, lease_until, failure_detail, model_failures, "
-    "question) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) "
-    "ON CONFLICT (run_id) DO UPDATE SET conversation_id = excluded.conversation_id, "
-    "route = excluded.route, status = excluded.status, "
-    "internal_status = excluded.internal_status, release_outcome = excluded.release_outcome, "
-    "fallback_code = excluded.fallback_code, stop_reason = excluded.stop_reason, "
-    "total_token_count = excluded.total_token_count, created_at = excluded.created_at, "
-    "finished_at = excluded.finished_at, result_json = excluded.result_json, "
-    "failure_reason = excluded.failure_reason, instance_id = excluded.instance_id, "
-    "lease_until = excluded.lease_until, failure_detail = excluded.failure_detail, "
-    "model_failures = excluded.model_failures, question = excluded.question WHERE diagnosis_run.status = 'RUNNING' OR "
-    "coalesce(diagnosis_run.failure_reason, '') NOT IN ('INSTANCE_LOST', 'SERVER_SHUTDOWN')";
+class SqliteBinder final : public RowBinder {
+ public:
+  explicit SqliteBinder(Statement& stmt) : stmt_(stmt) {}
+  void Text(const std::string& held) override { stmt_.Bind(next_++, held); }
+  void Copy(std::string_view text) override { stmt_.Bind(next_++, text); }
+  void Int(std::int64_t value) override { stmt_.Bind(next_++, value); }
+  void Bytes(const std::string& held) override { stmt_.Bind(next_++, held); }
+  void Null() override { stmt_.BindNull(next_++); }
 
-Status WriteRunRow(SqliteDb& db, const app::RunRecord& run, bool replace) {
-  auto stmt = db.Prepare(replace ? kUpsertRun : kInsertRun, "write run");
-  if (!stmt) return stmt.error();
-  std::optional<std::string> finished_at;
-  if (run.finished_at) finished_at = FormatRfc3339Millis(*run.finished_at);
-  std::optional<std::string> lease_until;
-  if (run.lease_until) lease_until = FormatRfc3339Millis(*run.lease_until);
-  stmt->Bind(1, run.run_id)
-      .Bind(2, run.conversation_id)
-      .Bind(3, run.route)
-      .Bind(4, run.status)
-      .Bind(5, run.internal_status)
-      .BindOptional(6, run.release_outcome)
-      .BindOptional(7, run.fallback_code)
-      .BindOptional(8, run.stop_reason)
-      .Bind(9, run.total_token_count)
-      .Bind(10, FormatRfc3339Millis(run.created_at))
-      .BindOptional(11, finished_at)
-      .BindOptional(12, NullWhenEmpty(run.result_json))
-      .BindOptional(13, run.failure_reason)
-      .BindOptional(14, NullWhenEmpty(run.instance_id))
-      .BindOptional(15, lease_until)
-      .BindOptional(16, run.failure_detail)
-      .BindOptional(17, EncodeModelFailures(run.model_failures))
-      .Bind(18, run.question);
-  Status written = stmt->Run();
-  if (!written && !replace && db.LastErrorCode() == SQLITE_CONSTRAINT) {
-    return Error::FailedPrecondition("run store: create run: the run exists already");
+ private:
+  Statement& stmt_;
+  int next_ = 1;
+};
+
+// One statement per row: SQLite has no round trip to save.
+class SqliteRowWriter final : public RunRowWriter {
+ public:
+  explicit SqliteRowWriter(SqliteDb& db) : db_(db) {}
+
+  Status WriteRun(const app::RunRecord& run, bool replace) override {
+    auto stmt = db_.Prepare(SqliteInsert(kRunRow, replace), kRunRow.what);
+    if (!stmt) return stmt.error();
+    SqliteBinder binder(*stmt);
+    BindRun(run, binder);
+    Status written = stmt->Run();
+    if (!written && !replace && db_.LastErrorCode() == SQLITE_CONSTRAINT) {
+      return Error::FailedPrecondition("run store: create run: the run exists already");
+    }
+    if (written && replace && db_.Changes() == 0) {
+      return Error::FailedPrecondition(
+          "run store: finish run: the server already ended this run (lost with its instance, or "
+          "abandoned at shutdown)");
+    }
+    return written;
   }
-  if (written && replace && db.Changes() == 0) {
-    return Error::FailedPrecondition(
-        "run store: finish run: the server already ended this run (lost with its instance, or "
-        "abandoned at shutdown)");
+
+  Status ClearChildren(const std::string& run_id) override {
+    for (const char* sql : {"DELETE FROM agent_step WHERE run_id = ?1",
+                            "DELETE FROM diagnosis_trace_event WHERE run_id = ?1",
+                            "DELETE FROM run_event WHERE run_id = ?1",
+                            "DELETE FROM run_observation WHERE run_id = ?1"}) {
+      auto clear = db_.Prepare(sql, "replace run steps and trace");
+      if (!clear) return clear.error();
+      if (Status cleared = clear->Bind(1, run_id).Run(); !cleared) return cleared;
+    }
+    return OkStatus();
   }
-  return written;
-}
+
+  Status Insert(const RowTable& table, std::size_t count, const BindRow& row) override {
+    if (count == 0) return OkStatus();
+    const char* sql = SqliteInsert(table, false);
+    for (std::size_t i = 0; i < count; ++i) {
+      auto insert = db_.Prepare(sql, table.what);
+      if (!insert) return insert.error();
+      SqliteBinder binder(*insert);
+      row(i, binder);
+      if (Status written = insert->Run(); !written) return written;
+    }
+    return OkStatus();
+  }
+
+ private:
+  SqliteDb& db_;
+};
 
 }  // namespace
 
 Status WriteEvents(SqliteDb& db, const std::string& run_id,
                    const std::vector<app::RunEvent>& events) {
-  for (const app::RunEvent& event : events) {
-    auto insert = db.Prepare(
-        "INSERT INTO run_event (run_id, id, name, data) VALUES (?1, ?2, ?3, ?4)",
-        "write run events");
-    if (!insert) return insert.error();
-    insert->Bind(1, run_id).Bind(2, event.id).Bind(3, event.name).Bind(4, event.data);
-    if (Status written = insert->Run(); !written) return written;
-  }
-  return OkStatus();
+  SqliteRowWriter writer(db);
+  return writer.Insert(kEventRows, events.size(),
+                       [&](std::size_t i, RowBinder& row) { BindEvent(run_id, events[i], row); });
 }
 
 Status ReplaceEvents(SqliteDb& db, const std::string& run_id,
@@ -148,65 +154,6 @@ Result<std::vector<app::RunEvent>> ReadEvents(SqliteDb& db, const std::string& r
 }
 
 namespace {
-
-Status WriteChildren(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded) {
-  for (const char* sql : {"DELETE FROM agent_step WHERE run_id = ?1",
-                          "DELETE FROM diagnosis_trace_event WHERE run_id = ?1",
-                          "DELETE FROM run_event WHERE run_id = ?1",
-                          "DELETE FROM run_observation WHERE run_id = ?1"}) {
-    auto clear = db.Prepare(sql, "replace run steps and trace");
-    if (!clear) return clear.error();
-    if (Status cleared = clear->Bind(1, run.run_id).Run(); !cleared) {
-      return cleared;
-    }
-  }
-  for (std::size_t i = 0; i < run.steps.size(); ++i) {
-    const app::StoredStep& step = run.steps[i];
-    auto insert = db.Prepare(
-        "INSERT INTO agent_step (run_id, seq, round, token_count, tool_call_ids) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)",
-        "write run steps");
-    if (!insert) return insert.error();
-    insert->Bind(1, run.run_id)
-        .Bind(2, static_cast<std::int64_t>(i) + 1)
-        .Bind(3, static_cast<std::int64_t>(step.round))
-        .Bind(5, encoded.step_ids[i]);
-    if (step.token_count) {
-      insert->Bind(4, *step.token_count);
-    } else {
-      insert->BindNull(4);
-    }
-    if (Status written = insert->Run(); !written) return written;
-  }
-  for (std::size_t i = 0; i < run.trace.size(); ++i) {
-    const harness::TraceEvent& event = run.trace[i];
-    auto insert = db.Prepare(
-        "INSERT INTO diagnosis_trace_event (run_id, seq, type, time, fields) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)",
-        "write run trace");
-    if (!insert) return insert.error();
-    insert->Bind(1, run.run_id)
-        .Bind(2, event.seq)
-        .Bind(3, std::string_view(harness::TraceEventTypeString(event.type)))
-        .Bind(4, FormatRfc3339Millis(event.time))
-        .Bind(5, encoded.event_fields[i]);
-    if (Status written = insert->Run(); !written) return written;
-  }
-  if (Status events = WriteEvents(db, run.run_id, run.events); !events) return events;
-  for (const app::StoredObservation& observation : run.observations) {
-    auto insert = db.Prepare(
-        "INSERT INTO run_observation (run_id, tool_call_id, observation, stored_at) "
-        "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_id, tool_call_id) DO NOTHING",
-        "write run observations");
-    if (!insert) return insert.error();
-    insert->Bind(1, run.run_id)
-        .Bind(2, observation.tool_call_id)
-        .Bind(3, observation.observation_json)
-        .Bind(4, encoded.observations_stored_at);
-    if (Status written = insert->Run(); !written) return written;
-  }
-  return OkStatus();
-}
 
 Status ReadSteps(SqliteDb& db, app::RunRecord& run) {
   auto stmt = db.Prepare(
@@ -357,8 +304,8 @@ Result<EncodedChildren> EncodeChildren(const app::RunRecord& run) {
 
 Status WriteRunRows(SqliteDb& db, const app::RunRecord& run, const EncodedChildren& encoded,
                     bool replace) {
-  if (Status row = WriteRunRow(db, run, replace); !row) return row;
-  return WriteChildren(db, run, encoded);
+  SqliteRowWriter writer(db);
+  return WriteRunRows(writer, run, encoded, replace);
 }
 
 Result<std::optional<app::RunRecord>> ReadRunRows(SqliteDb& db, const std::string& run_id) {

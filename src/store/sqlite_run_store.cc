@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "store/db_file.h"
-#include "store/migrations.h"
 #include "store/run_rows.h"
 #include "store/sqlite_db.h"
+#include "store/sqlite_migrations.h"
 
 namespace diagd::store {
 namespace {

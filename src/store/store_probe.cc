@@ -7,11 +7,11 @@
 #include <system_error>
 
 #include "store/db_file.h"
-#include "store/migrations.h"
 #include "store/postgres_db.h"
 #include "store/postgres_migrations.h"
 #include "store/redis_client.h"
 #include "store/sqlite_db.h"
+#include "store/sqlite_migrations.h"
 
 namespace diagd::store {
 namespace {

@@ -33,20 +33,23 @@ class ToolAdapter {
   virtual ~ToolAdapter() = default;
   // Runs `request` (always of this adapter's tool). Must give up by
   // `deadline` and then answer TOOL_TIMEOUT: the backends set their client
-  // timeouts from it. TOOL_UNAVAILABLE marks a technical failure that a retry
-  // may cure; QUERY_FAILED never is.
-  virtual Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
-                                                        MonoTime deadline) = 0;
-  // Execute, abandoning the backend call once `cancel` is requested (then
-  // TOOL_UNAVAILABLE). Adapters whose calls can wait long override it (the
-  // HTTP documents backend aborts its transfer); by default the call runs
-  // to its end or its deadline.
-  virtual Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
-                                                                   MonoTime deadline,
-                                                                   const std::stop_token& cancel) {
-    (void)cancel;
-    return Execute(request, deadline);
+  // timeouts from it. Once `cancel` is requested the backend call is
+  // abandoned where the backend allows it (then TOOL_UNAVAILABLE); a call
+  // that cannot be interrupted runs to its end or its deadline.
+  // TOOL_UNAVAILABLE marks a technical failure that a retry may cure;
+  // QUERY_FAILED never is.
+  Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request, MonoTime deadline,
+                                                const std::stop_token& cancel = {}) {
+    return DoExecute(request, deadline, cancel);
   }
+
+ private:
+  // The one entry point an adapter implements, with Execute's contract.
+  // (Execute stays non-virtual so its default argument is the same for
+  // every caller, whatever static type it holds.)
+  virtual Result<AdapterOutput, AdapterFailure> DoExecute(const ToolRequest& request,
+                                                          MonoTime deadline,
+                                                          const std::stop_token& cancel) = 0;
 };
 
 }  // namespace diagd::tools

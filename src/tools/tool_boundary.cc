@@ -30,7 +30,7 @@ Result<AdapterOutput, AdapterFailure> ToolBoundary::RunWithRetries(ToolAdapter& 
                                                                    int* attempts) const {
   for (int attempt = 1;; ++attempt) {
     *attempts = attempt;
-    auto output = adapter.ExecuteCancellable(request, deadline, cancel);
+    auto output = adapter.Execute(request, deadline, cancel);
     if (output) return output;
     // Only a technical failure is retried, and only while time is left: a
     // timeout has spent the deadline and a refused query will be refused again.

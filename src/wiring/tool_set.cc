@@ -14,8 +14,10 @@ Error KeyError(const char* key, const Error& cause) {
   return Error::InvalidArgument(std::string(key) + ": " + cause.message);
 }
 
-Result<std::unique_ptr<tools::ToolAdapter>> OpenDocuments(const config::Config& config,
-                                                          const Clock& clock) {
+}  // namespace
+
+Result<std::unique_ptr<tools::ToolAdapter>> OpenDocumentsAdapter(const config::Config& config,
+                                                                 const Clock& clock) {
   const auto& documents = config.tools.documents;
   if (documents.backend == config::DocumentsToolConfig::Backend::kHttp) {
     return std::unique_ptr<tools::ToolAdapter>(std::make_unique<tools::documents::HttpDocumentsAdapter>(
@@ -28,14 +30,15 @@ Result<std::unique_ptr<tools::ToolAdapter>> OpenDocuments(const config::Config& 
       {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
        static_cast<std::size_t>(documents.max_excerpt_chars), std::chrono::milliseconds(2000)},
       clock);
-  if (!local) {
-    bool cache = local.error().message.starts_with(tools::documents::kCacheFolderError);
-    return KeyError(cache ? "tools.documents.cache_path" : "tools.documents.path", local.error());
-  }
+  if (!local) return local.error();
   return std::unique_ptr<tools::ToolAdapter>(std::move(*local));
 }
 
-}  // namespace
+Result<std::unique_ptr<tools::ToolAdapter>> OpenMysqlAdapter(const config::Config& config) {
+  auto mysql = tools::mysql::MysqlAdapter::Open(config.tools.datasources);
+  if (!mysql) return mysql.error();
+  return std::unique_ptr<tools::ToolAdapter>(std::move(*mysql));
+}
 
 Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const Clock& clock) {
   auto set = std::make_unique<ToolSet>();
@@ -51,8 +54,12 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
     set->canonical_store = std::move(*shared);
   }
 
-  auto documents = OpenDocuments(config, clock);
-  if (!documents) return documents.error();
+  auto documents = OpenDocumentsAdapter(config, clock);
+  if (!documents) {
+    bool cache = documents.error().message.starts_with(tools::documents::kCacheFolderError);
+    return KeyError(cache ? "tools.documents.cache_path" : "tools.documents.path",
+                    documents.error());
+  }
 
   auto logs = tools::logs::LocalLogsAdapter::Open(
       {config.tools.logs.path, config.now, static_cast<std::size_t>(config.tools.logs.max_events),
@@ -62,7 +69,7 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
   tools::logs::LocalLogsAdapter* logs_adapter = logs->get();
   std::vector<std::string> topics = logs_adapter->ListTopics();
 
-  auto mysql = tools::mysql::MysqlAdapter::Open(config.tools.datasources);
+  auto mysql = OpenMysqlAdapter(config);
   if (!mysql) return KeyError("tools.mysql.datasources", mysql.error());
 
   std::map<tools::ToolName, tools::ToolAdapter*> adapters{

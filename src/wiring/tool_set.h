@@ -38,4 +38,11 @@ struct ToolSet {
 // used (the caller exits 2); nothing is searched or indexed yet.
 Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const Clock& clock);
 
+// One tool's adapter as OpenToolSet opens it, for a caller that probes the
+// backends one at a time (`diagd check`). The error is the adapter's own,
+// without the key.
+Result<std::unique_ptr<tools::ToolAdapter>> OpenDocumentsAdapter(const config::Config& config,
+                                                                 const Clock& clock);
+Result<std::unique_ptr<tools::ToolAdapter>> OpenMysqlAdapter(const config::Config& config);
+
 }  // namespace diagd::wiring

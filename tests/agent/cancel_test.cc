@@ -18,13 +18,15 @@ namespace {
 class CancellingAdapter final : public tools::ToolAdapter {
  public:
   explicit CancellingAdapter(std::stop_source& cancel) : cancel_(cancel) {}
-  Result<tools::AdapterOutput, tools::AdapterFailure> Execute(const tools::ToolRequest& request,
-                                                              MonoTime deadline) override {
+
+ private:
+  Result<tools::AdapterOutput, tools::AdapterFailure> DoExecute(const tools::ToolRequest& request,
+                                                                MonoTime deadline,
+                                                                const std::stop_token&) override {
     cancel_.request_stop();
     return echo_.Execute(request, deadline);
   }
 
- private:
   std::stop_source& cancel_;
   tools::testing::ScriptedAdapter echo_;
 };

@@ -30,12 +30,7 @@ std::string RequestBody(const std::string& query) {
 HttpDocumentsAdapter::HttpDocumentsAdapter(HttpDocumentsOptions options, const Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
 
-Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::Execute(const ToolRequest& request,
-                                                                    MonoTime deadline) {
-  return ExecuteCancellable(request, deadline, {});
-}
-
-Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::ExecuteCancellable(
+Result<AdapterOutput, AdapterFailure> HttpDocumentsAdapter::DoExecute(
     const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* documents = std::get_if<DocumentsRequest>(&request);
   if (documents == nullptr) {

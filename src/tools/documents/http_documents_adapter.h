@@ -31,16 +31,13 @@ class HttpDocumentsAdapter final : public ToolAdapter {
  public:
   HttpDocumentsAdapter(HttpDocumentsOptions options, const Clock& clock);
 
-  // `raw_response` is the upstream body as received.
-  Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
-                                                MonoTime deadline) override;
-  // The request is abandoned (its transfer aborted) once `cancel` is
-  // requested: TOOL_UNAVAILABLE.
-  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
-                                                           MonoTime deadline,
-                                                           const std::stop_token& cancel) override;
-
  private:
+  // ToolAdapter. `raw_response` is the upstream body as received. The
+  // request is abandoned (its transfer aborted) once `cancel` is requested:
+  // TOOL_UNAVAILABLE.
+  Result<AdapterOutput, AdapterFailure> DoExecute(const ToolRequest& request, MonoTime deadline,
+                                                  const std::stop_token& cancel) override;
+
   const HttpDocumentsOptions options_;
   const Clock& clock_;
 };

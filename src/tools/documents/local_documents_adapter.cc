@@ -148,12 +148,7 @@ Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadli
   return Unavailable();
 }
 
-Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::Execute(const ToolRequest& request,
-                                                                     MonoTime deadline) {
-  return ExecuteCancellable(request, deadline, {});
-}
-
-Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::ExecuteCancellable(
+Result<AdapterOutput, AdapterFailure> LocalDocumentsAdapter::DoExecute(
     const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
   const auto* documents = std::get_if<DocumentsRequest>(&request);
   if (documents == nullptr) {

@@ -51,20 +51,6 @@ class LocalDocumentsAdapter final : public ToolAdapter {
                                                              const Clock& clock);
   ~LocalDocumentsAdapter() override;
 
-  // Evidence: the best `max_evidence` sections holding at least one query
-  // term, each with an excerpt of at most `max_excerpt_chars` code points
-  // around the first term found (an exact substring of the file); `truncated`
-  // when more sections matched. TOOL_TIMEOUT once `deadline` has passed;
-  // TOOL_UNAVAILABLE when the index cannot be built or read.
-  Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
-                                                MonoTime deadline) override;
-  // Execute, giving up once `cancel` is requested (TOOL_UNAVAILABLE): while
-  // waiting for the first build, between files of a refresh (what was
-  // indexed is kept) and before the search.
-  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
-                                                           MonoTime deadline,
-                                                           const std::stop_token& cancel) override;
-
   // Brings the index up to date now, whatever the interval: for a warm-up at
   // start and for benchmarks. DEADLINE_EXCEEDED leaves a partial index that
   // the next refresh completes.
@@ -74,6 +60,17 @@ class LocalDocumentsAdapter final : public ToolAdapter {
   const std::filesystem::path& index_directory() const;
 
  private:
+  // ToolAdapter. Evidence: the best `max_evidence` sections holding at least
+  // one query term, each with an excerpt of at most `max_excerpt_chars` code
+  // points around the first term found (an exact substring of the file);
+  // `truncated` when more sections matched. TOOL_TIMEOUT once `deadline` has
+  // passed; TOOL_UNAVAILABLE when the index cannot be built or read. A
+  // cancel gives up (TOOL_UNAVAILABLE) while waiting for the first build,
+  // between files of a refresh (what was indexed is kept) and before the
+  // search.
+  Result<AdapterOutput, AdapterFailure> DoExecute(const ToolRequest& request, MonoTime deadline,
+                                                  const std::stop_token& cancel) override;
+
   LocalDocumentsAdapter(LocalDocumentsOptions options, const Clock& clock,
                         std::unique_ptr<LocalIndex> index);
   Result<AdapterOutput, AdapterFailure> Answer(const DocumentsRequest& request, MonoTime deadline,

@@ -128,13 +128,9 @@ std::shared_ptr<TopicIndex> LocalLogsAdapter::IndexFor(const fs::path& file, Top
   return index;
 }
 
-Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::Execute(const ToolRequest& request,
-                                                                MonoTime deadline) {
-  return ExecuteCancellable(request, deadline, {});
-}
-
-Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::ExecuteCancellable(
-    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
+Result<AdapterOutput, AdapterFailure> LocalLogsAdapter::DoExecute(const ToolRequest& request,
+                                                                  MonoTime deadline,
+                                                                  const std::stop_token& cancel) {
   const auto* logs = std::get_if<LogsRequest>(&request);
   if (logs == nullptr) return Unexpected(QueryFailed("not a query_logs request"));
   if (cancel.stop_requested()) return Unexpected(AdapterFailure{ToolErrorCode::kToolUnavailable, {}});

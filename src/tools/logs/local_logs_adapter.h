@@ -48,22 +48,19 @@ class LocalLogsAdapter final : public ToolAdapter {
   // dot), once each; where both files exist the `.jsonl` one is the topic.
   std::vector<std::string> ListTopics() const;
 
-  // Events with now - lookback <= time <= now, within the query's after:
-  // and before: bounds, that match the query, oldest first, at most
-  // max_events: when more matched, the earliest and the newest, with
+ private:
+  // ToolAdapter. Events with now - lookback <= time <= now, within the
+  // query's after: and before: bounds, that match the query, oldest first,
+  // at most max_events: when more matched, the earliest and the newest, with
   // `truncated` (TopicIndex::Search). Messages cut to max_message_chars.
   // QUERY_FAILED for an unknown topic, a malformed query or bounds that
   // leave nothing of the window (with a short reason), TOOL_TIMEOUT past
-  // `deadline`, TOOL_UNAVAILABLE when the file cannot be read.
-  Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
-                                                MonoTime deadline) override;
-  // Execute, stopping the file scan once `cancel` is requested
-  // (TOOL_UNAVAILABLE); what the index read by then is kept.
-  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
-                                                           MonoTime deadline,
-                                                           const std::stop_token& cancel) override;
+  // `deadline`, TOOL_UNAVAILABLE when the file cannot be read. A cancel
+  // stops the file scan (TOOL_UNAVAILABLE); what the index read by then is
+  // kept.
+  Result<AdapterOutput, AdapterFailure> DoExecute(const ToolRequest& request, MonoTime deadline,
+                                                  const std::stop_token& cancel) override;
 
- private:
   LocalLogsAdapter(LocalLogsOptions options, const Clock& clock);
 
   // The file behind `topic` and its format; nothing for an unknown topic.

@@ -19,7 +19,7 @@ constexpr const char* kMysqlCount =
 constexpr const char* kSqliteWrite = "CREATE TEMP TABLE diagd_check_probe (x INTEGER)";
 constexpr const char* kMysqlWrite = "CREATE TEMPORARY TABLE diagd_check_probe (x INT)";
 
-Result<AdapterOutput, AdapterFailure> Run(MysqlAdapter& adapter, const std::string& datasource,
+Result<AdapterOutput, AdapterFailure> Run(ToolAdapter& adapter, const std::string& datasource,
                                           const char* sql, MonoTime deadline) {
   return adapter.Execute(MysqlRequest{datasource, sql, {}}, deadline);
 }
@@ -50,7 +50,7 @@ std::string Unreachable(const DatasourceLocation& location, const AdapterFailure
 
 }  // namespace
 
-DatasourceCensus CensusDatasource(MysqlAdapter& adapter, const config::DatasourceConfig& config,
+DatasourceCensus CensusDatasource(ToolAdapter& adapter, const config::DatasourceConfig& config,
                                   MonoTime deadline) {
   DatasourceCensus census;
   auto location = ParseDatasourceUrl(config.url);

@@ -17,7 +17,7 @@
 
 #include "config/config.h"
 #include "core/clock.h"
-#include "tools/mysql/mysql_adapter.h"
+#include "tools/tool_adapter.h"
 
 namespace diagd::tools::mysql {
 
@@ -35,9 +35,10 @@ struct DatasourceCensus {
   std::string refusal;  // the datasource's reason for refusing the write
 };
 
-// `config` must be one of the datasources `adapter` was opened with. Gives
-// up by `deadline` or the datasource's own timeout_ms, whichever is first.
-DatasourceCensus CensusDatasource(MysqlAdapter& adapter, const config::DatasourceConfig& config,
+// `adapter` answers query_mysql (MysqlAdapter); `config` must be one of the
+// datasources it was opened with. Gives up by `deadline` or the
+// datasource's own timeout_ms, whichever is first.
+DatasourceCensus CensusDatasource(ToolAdapter& adapter, const config::DatasourceConfig& config,
                                   MonoTime deadline);
 
 }  // namespace diagd::tools::mysql

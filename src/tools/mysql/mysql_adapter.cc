@@ -87,13 +87,9 @@ const MysqlAdapter::Source* MysqlAdapter::Find(const std::string& name) const {
   return nullptr;
 }
 
-Result<AdapterOutput, AdapterFailure> MysqlAdapter::Execute(const ToolRequest& request,
-                                                            MonoTime deadline) {
-  return ExecuteCancellable(request, deadline, {});
-}
-
-Result<AdapterOutput, AdapterFailure> MysqlAdapter::ExecuteCancellable(
-    const ToolRequest& request, MonoTime deadline, const std::stop_token& cancel) {
+Result<AdapterOutput, AdapterFailure> MysqlAdapter::DoExecute(const ToolRequest& request,
+                                                              MonoTime deadline,
+                                                              const std::stop_token& cancel) {
   const auto* mysql = std::get_if<MysqlRequest>(&request);
   if (mysql == nullptr) return Failure({ToolErrorCode::kToolUnavailable, {}});
   const Source* source = Find(mysql->datasource);

@@ -52,18 +52,14 @@ class MysqlAdapter final : public ToolAdapter {
   MysqlAdapter(const MysqlAdapter&) = delete;
   MysqlAdapter& operator=(const MysqlAdapter&) = delete;
 
-  // An unknown datasource is QUERY_FAILED ("unknown datasource"); a request
-  // of another tool is TOOL_UNAVAILABLE (a wiring bug).
-  Result<AdapterOutput, AdapterFailure> Execute(const ToolRequest& request,
-                                                MonoTime deadline) override;
-  // Execute, interrupting the statement once `cancel` is requested
-  // (TOOL_UNAVAILABLE): SQLite between steps, MySQL by cutting the
-  // connection under it.
-  Result<AdapterOutput, AdapterFailure> ExecuteCancellable(const ToolRequest& request,
-                                                           MonoTime deadline,
-                                                           const std::stop_token& cancel) override;
-
  private:
+  // ToolAdapter. An unknown datasource is QUERY_FAILED ("unknown
+  // datasource"); a request of another tool is TOOL_UNAVAILABLE (a wiring
+  // bug). A cancel interrupts the statement (TOOL_UNAVAILABLE): SQLite
+  // between steps, MySQL by cutting the connection under it.
+  Result<AdapterOutput, AdapterFailure> DoExecute(const ToolRequest& request, MonoTime deadline,
+                                                  const std::stop_token& cancel) override;
+
   struct Source {
     config::DatasourceConfig config;
     std::unique_ptr<Datasource> datasource;

@@ -20,19 +20,6 @@ using AdapterAnswer = Result<AdapterOutput, AdapterFailure>;
 // the request (so a quote of the query is always exact), as EVIDENCE_FOUND.
 class ScriptedAdapter final : public ToolAdapter {
  public:
-  AdapterAnswer Execute(const ToolRequest& request, MonoTime) override {
-    ++calls_;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!script_.empty()) {
-        AdapterAnswer answer = std::move(script_.front());
-        script_.pop_front();
-        return answer;
-      }
-    }
-    return Echo(request);
-  }
-
   void Push(AdapterAnswer answer) {
     std::lock_guard<std::mutex> lock(mu_);
     script_.push_back(std::move(answer));
@@ -84,6 +71,19 @@ class ScriptedAdapter final : public ToolAdapter {
   }
 
  private:
+  AdapterAnswer DoExecute(const ToolRequest& request, MonoTime, const std::stop_token&) override {
+    ++calls_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!script_.empty()) {
+        AdapterAnswer answer = std::move(script_.front());
+        script_.pop_front();
+        return answer;
+      }
+    }
+    return Echo(request);
+  }
+
   std::mutex mu_;
   std::deque<AdapterAnswer> script_;
   std::atomic<int> calls_{0};

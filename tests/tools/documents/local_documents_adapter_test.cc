@@ -253,8 +253,8 @@ TEST_F(LocalDocumentsAdapterTest, ACancelStopsTheBuildBetweenFilesAndTheNextSear
   // The build reads the clock before each file: the cancel lands among them.
   diagd::testing::CancellingClock clock(cancel, 10);
   auto adapter = Open(std::chrono::milliseconds(0), clock);
-  auto cut = adapter->ExecuteCancellable(DocumentsRequest{"lastfileterm"},
-                                         MonoTime{} + std::chrono::hours(1), cancel.get_token());
+  auto cut = adapter->Execute(DocumentsRequest{"lastfileterm"}, MonoTime{} + std::chrono::hours(1),
+                              cancel.get_token());
   ASSERT_FALSE(cut.has_value());
   EXPECT_EQ(cut.error().code, ToolErrorCode::kToolUnavailable);
   auto done = Search(*adapter, "lastfileterm");

@@ -275,9 +275,9 @@ TEST_F(LocalLogsAdapterTest, ACancelledCallIsUnavailableAndTheNextCallAnswers) {
   auto adapter = Adapter();
   std::stop_source cancel;
   cancel.request_stop();
-  auto cancelled = adapter->ExecuteCancellable(LogsRequest{"t", "timeout", 60},
-                                               clock_.Monotonic() + std::chrono::seconds(10),
-                                               cancel.get_token());
+  auto cancelled =
+      adapter->Execute(LogsRequest{"t", "timeout", 60},
+                       clock_.Monotonic() + std::chrono::seconds(10), cancel.get_token());
   ASSERT_FALSE(cancelled);
   EXPECT_EQ(cancelled.error().code, ToolErrorCode::kToolUnavailable);
   EXPECT_EQ(Found(*adapter, "t", "timeout").events.size(), 1u);
