@@ -9,9 +9,7 @@
 #include "check/misconfigurations.h"
 #include "http/http_client.h"
 #include "tools/documents/index_census.h"
-#include "tools/documents/local_documents_adapter.h"
 #include "tools/documents/markdown_tree.h"
-#include "tools/logs/local_logs_adapter.h"
 #include "tools/logs/topic_census.h"
 #include "tools/mysql/datasource_census.h"
 #include "wiring/tool_set.h"
@@ -42,14 +40,11 @@ std::string Rfc3339(tools::logs::UnixMillis ms) {
   return FormatRfc3339Millis(WallTime(std::chrono::milliseconds(ms)));
 }
 
-CheckItem CheckLocalDocuments(const config::DocumentsToolConfig& documents, const Clock& clock,
-                              Millis max_time) {
+CheckItem CheckLocalDocuments(const config::Config& config, const Clock& clock, Millis max_time) {
+  const auto& documents = config.tools.documents;
   CheckItem item{"documents", documents.path.string(), true, "", ""};
   AdviceValues values{{"path", documents.path.string()}, {"cache", documents.cache_path.string()}};
-  auto adapter = tools::documents::LocalDocumentsAdapter::Open(
-      {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
-       static_cast<std::size_t>(documents.max_excerpt_chars), Millis(0)},
-      clock);
+  auto adapter = wiring::OpenLocalDocumentsAdapter(config, clock, Millis(0));
   if (!adapter) {
     bool cache = adapter.error().message.starts_with(tools::documents::kCacheFolderError);
     return Problem(item, adapter.error().message,
@@ -197,7 +192,7 @@ CheckItem CheckDocuments(const config::Config& config, const Clock& clock, Milli
   if (documents.backend == config::DocumentsToolConfig::Backend::kHttp) {
     return CheckHttpDocuments(config, clock);
   }
-  return CheckLocalDocuments(documents, clock, max_time);
+  return CheckLocalDocuments(config, clock, max_time);
 }
 
 std::vector<CheckItem> CheckLogs(const config::Config& config, const Clock& clock, Millis max_time,
@@ -205,10 +200,7 @@ std::vector<CheckItem> CheckLogs(const config::Config& config, const Clock& cloc
   const auto& logs = config.tools.logs;
   CheckItem folder{"logs", logs.path.string(), true, "", ""};
   AdviceValues values{{"path", logs.path.string()}};
-  auto adapter = tools::logs::LocalLogsAdapter::Open(
-      {logs.path, config.now, static_cast<std::size_t>(logs.max_events),
-       static_cast<std::size_t>(logs.max_message_chars)},
-      clock);
+  auto adapter = wiring::OpenLocalLogsAdapter(config, clock);
   if (!adapter) return {Problem(folder, adapter.error().message, M::kLogsFolderUnusable, values)};
   std::vector<std::string> topics = (*adapter)->ListTopics();
   if (topics.empty()) {

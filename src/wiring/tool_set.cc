@@ -26,12 +26,27 @@ Result<std::unique_ptr<tools::ToolAdapter>> OpenDocumentsAdapter(const config::C
             std::chrono::milliseconds(documents.timeout_ms)},
         clock));
   }
-  auto local = tools::documents::LocalDocumentsAdapter::Open(
-      {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
-       static_cast<std::size_t>(documents.max_excerpt_chars), std::chrono::milliseconds(2000)},
-      clock);
+  auto local = OpenLocalDocumentsAdapter(config, clock);
   if (!local) return local.error();
   return std::unique_ptr<tools::ToolAdapter>(std::move(*local));
+}
+
+Result<std::unique_ptr<tools::documents::LocalDocumentsAdapter>> OpenLocalDocumentsAdapter(
+    const config::Config& config, const Clock& clock, std::chrono::milliseconds refresh_interval) {
+  const auto& documents = config.tools.documents;
+  return tools::documents::LocalDocumentsAdapter::Open(
+      {documents.path, documents.cache_path, static_cast<std::size_t>(documents.max_evidence),
+       static_cast<std::size_t>(documents.max_excerpt_chars), refresh_interval},
+      clock);
+}
+
+Result<std::unique_ptr<tools::logs::LocalLogsAdapter>> OpenLocalLogsAdapter(
+    const config::Config& config, const Clock& clock) {
+  const auto& logs = config.tools.logs;
+  return tools::logs::LocalLogsAdapter::Open(
+      {logs.path, config.now, static_cast<std::size_t>(logs.max_events),
+       static_cast<std::size_t>(logs.max_message_chars)},
+      clock);
 }
 
 Result<std::unique_ptr<tools::ToolAdapter>> OpenMysqlAdapter(const config::Config& config) {
@@ -61,10 +76,7 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
                     documents.error());
   }
 
-  auto logs = tools::logs::LocalLogsAdapter::Open(
-      {config.tools.logs.path, config.now, static_cast<std::size_t>(config.tools.logs.max_events),
-       static_cast<std::size_t>(config.tools.logs.max_message_chars)},
-      clock);
+  auto logs = OpenLocalLogsAdapter(config, clock);
   if (!logs) return KeyError("tools.logs.path", logs.error());
   tools::logs::LocalLogsAdapter* logs_adapter = logs->get();
   std::vector<std::string> topics = logs_adapter->ListTopics();

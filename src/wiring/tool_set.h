@@ -18,6 +18,8 @@
 #include "core/clock.h"
 #include "core/result.h"
 #include "tools/canonical_store.h"
+#include "tools/documents/local_documents_adapter.h"
+#include "tools/logs/local_logs_adapter.h"
 #include "tools/tool_adapter.h"
 #include "tools/tool_boundary.h"
 #include "tools/tool_catalog.h"
@@ -44,5 +46,13 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
 Result<std::unique_ptr<tools::ToolAdapter>> OpenDocumentsAdapter(const config::Config& config,
                                                                  const Clock& clock);
 Result<std::unique_ptr<tools::ToolAdapter>> OpenMysqlAdapter(const config::Config& config);
+// The local backends as their own types, for the census `diagd check` takes
+// of them (the index it builds, the topics it lists). `refresh_interval`:
+// how often a search looks at the tree again (check: 0, every time).
+Result<std::unique_ptr<tools::documents::LocalDocumentsAdapter>> OpenLocalDocumentsAdapter(
+    const config::Config& config, const Clock& clock,
+    std::chrono::milliseconds refresh_interval = std::chrono::milliseconds(2000));
+Result<std::unique_ptr<tools::logs::LocalLogsAdapter>> OpenLocalLogsAdapter(
+    const config::Config& config, const Clock& clock);
 
 }  // namespace diagd::wiring
