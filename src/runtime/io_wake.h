@@ -5,7 +5,8 @@
 // caller of the wake never blocks. Include from `.cc` files only (Asio).
 //
 // Thread safety: `WaitForWake` runs on a single-threaded executor (the one
-// io thread); the wake may be called from any thread, at most once.
+// io thread); the wake may be called from any thread, at most once, and
+// neither called nor destroyed once that executor's io context is gone.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
