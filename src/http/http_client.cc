@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/fiber.h"
 #include "http/body_parts.h"
+#include "runtime/fiber.h"
 #include "runtime/transfer_engine.h"
 
 namespace diagd::http {

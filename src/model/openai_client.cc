@@ -5,9 +5,9 @@
 #include <string_view>
 #include <utility>
 
-#include "runtime/fiber.h"
 #include "http/http_client.h"
 #include "model/openai_wire.h"
+#include "runtime/fiber.h"
 
 namespace diagd::model {
 namespace {

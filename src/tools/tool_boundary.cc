@@ -1,8 +1,8 @@
 #include "tools/tool_boundary.h"
 
-#include "runtime/fiber.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 #include "tools/result_json.h"
 #include "tools/tool_catalog.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/fiber.h"
 #include "http/http_client.h"
+#include "runtime/fiber.h"
 #include "testing/loopback_http_server.h"
 
 namespace diagd::http {

@@ -5,8 +5,8 @@
 #include <system_error>
 #include <utility>
 
-#include "runtime/fiber.h"
 #include "core/json_writer.h"
+#include "runtime/fiber.h"
 #include "tools/documents/local_index.h"
 #include "tools/documents/markdown_sections.h"
 #include "tools/documents/markdown_tree.h"

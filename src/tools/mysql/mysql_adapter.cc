@@ -4,10 +4,10 @@
 #include <chrono>
 #include <optional>
 
-#include "runtime/fiber.h"
 #include "core/json_writer.h"
 #include "core/overloaded.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 #include "tools/mysql/datasource.h"
 #include "tools/mysql/datasource_url.h"
 #include "tools/mysql/mariadb_datasource.h"

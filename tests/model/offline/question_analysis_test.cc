@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/fiber.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 
 namespace diagd::model::offline {
 namespace {
