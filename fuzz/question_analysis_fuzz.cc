@@ -5,7 +5,7 @@
 // question wrote, for the backend to try); every quoted word is valid UTF-8
 // (the question was, after NFC); a lookback is positive and an hour of the
 // day is 0..23. The analysis runs on a thread with a run's stack, 512 KiB
-// (core/fiber.h), so that deep recursion overflows here as it would in
+// (runtime/fiber.h), so that deep recursion overflows here as it would in
 // diagd serve (libstdc++'s std::regex recurses once per character).
 #include <pthread.h>
 

@@ -407,7 +407,7 @@ struct Sampler {
           requests >= options.runs) {
         // The last request has reached the model: let its run finish parking,
         // and the fibers' idle stack pages be given back (a parked fiber's
-        // after a second, core/fiber.cc), as for any run waiting on a model
+        // after a second, runtime/fiber.cc), as for any run waiting on a model
         // that takes seconds.
         std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1500, options.hold_ms / 2)));
         for (Instance& instance : instances) {

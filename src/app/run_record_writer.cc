@@ -1,6 +1,6 @@
 #include "app/run_record_writer.h"
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 
 namespace diagd::app {
 
@@ -12,7 +12,7 @@ Status RunRecordWriter::Write(const RunRecord& record) {
   Status written = runs_.FinishRun(record);
   auto backoff = options_.first_backoff;
   for (int attempt = 1; attempt < options_.attempts && Retryable(written); ++attempt) {
-    core::SleepFor(backoff);
+    runtime::SleepFor(backoff);
     backoff *= 2;
     written = runs_.FinishRun(record);
   }

@@ -10,7 +10,7 @@
 // help.
 //
 // Thread safety: safe for concurrent use. Write may park a run's fiber
-// (core::SleepFor) while it backs off.
+// (runtime::SleepFor) while it backs off.
 #pragma once
 
 #include <chrono>

@@ -13,7 +13,7 @@
 // - dirty_decay_ms:-1, muzzy_decay_ms:-1: freed pages stay for the next run
 //   instead of going back over ten seconds and faulting in again during a
 //   burst; an idle server gives them all back at once
-//   (RunExecutor::kTrimHeapAfterIdle, core::ReturnFreeHeap), as it does on
+//   (runtime::RunExecutor::kTrimHeapAfterIdle, core::ReturnFreeHeap), as it does on
 //   glibc's malloc.
 // - lg_extent_max_active_fit:30: freed memory of any extent size may serve
 //   a smaller allocation. jemalloc's default refuses to carve a block out

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/fiber.h"
 #include "http/body_parts.h"
-#include "http/transfer_engine.h"
+#include "runtime/fiber.h"
+#include "runtime/transfer_engine.h"
 
 namespace diagd::http {
 namespace {
@@ -92,13 +92,13 @@ std::optional<std::string_view> WholeBody(const Request& request) {
 class EasyHandle {
  public:
   explicit EasyHandle(bool parked)
-      : parked_(parked), easy_(parked ? TakeParkedHandle() : curl_easy_init()) {}
+      : parked_(parked), easy_(parked ? runtime::TakeParkedHandle() : curl_easy_init()) {}
   EasyHandle(const EasyHandle&) = delete;
   EasyHandle& operator=(const EasyHandle&) = delete;
   ~EasyHandle() {
     if (easy_ == nullptr) return;
     if (parked_) {
-      GiveBackParkedHandle(easy_);
+      runtime::GiveBackParkedHandle(easy_);
     } else {
       curl_easy_cleanup(easy_);
     }
@@ -150,7 +150,7 @@ Result<Response, Failure> Send(const Request& request) {
   GlobalInit();
   const Failure cancelled{FailureKind::kOther, "cancelled", true};
   if (request.cancel.stop_requested()) return Unexpected(cancelled);
-  const bool parked = core::OnFiber();
+  const bool parked = runtime::OnFiber();
   EasyHandle curl(parked);
   if (!curl) return Unexpected(Failure{FailureKind::kOther, "cannot create an HTTP handle"});
   CURL* h = curl.get();
@@ -209,7 +209,7 @@ Result<Response, Failure> Send(const Request& request) {
   // elsewhere (the CLI, tests) the calling thread performs it.
   // A parked transfer is also aborted by the engine the moment the cancel
   // comes, not at curl's next progress call.
-  CURLcode code = parked ? PerformParked(h, request.cancel) : curl_easy_perform(h);
+  CURLcode code = parked ? runtime::PerformParked(h, request.cancel) : curl_easy_perform(h);
   if (request.cancel.stop_requested()) return Unexpected(cancelled);
   if (sink.too_large) {
     return Unexpected(Failure{FailureKind::kTooLarge, "response larger than allowed"});

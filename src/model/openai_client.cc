@@ -5,9 +5,9 @@
 #include <string_view>
 #include <utility>
 
-#include "core/fiber.h"
 #include "http/http_client.h"
 #include "model/openai_wire.h"
+#include "runtime/fiber.h"
 
 namespace diagd::model {
 namespace {
@@ -124,7 +124,7 @@ void SleepUnlessCancelled(milliseconds wait, const std::stop_token& cancel) {
   for (auto until = Clock::now() + wait; !cancel.stop_requested();) {
     auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
     if (left <= milliseconds(0)) return;
-    core::SleepFor(std::min(left, kSlice));
+    runtime::SleepFor(std::min(left, kSlice));
   }
 }
 

@@ -76,7 +76,7 @@ void ExecuteChat(Server::Impl& server, const std::shared_ptr<LiveRun>& live,
     threw = true;
   }
   // Outside the handler: storing the failed run may park this fiber, and a
-  // fiber must not resume on another thread inside a catch (core/fiber.h).
+  // fiber must not resume on another thread inside a catch (runtime/fiber.h).
   if (threw) ContainFailedRun(server, *live);
   // The run store refused the run: nothing was executed, nothing stored.
   // (A run whose finished record it refused has closed its stream itself.)
@@ -140,18 +140,18 @@ std::shared_ptr<LiveRun> SubmitChat(Server::Impl& server, app::ChatRequest reque
   if (server.shutting_down) return nullptr;
   auto live = std::make_shared<LiveRun>();
   request.cancel = live->cancel_token();
-  RunExecutor::Job job;
+  runtime::RunExecutor::Job job;
   job.run = [&server, live, request = std::move(request)] { ExecuteChat(server, live, request); };
   job.cancel = [live] {
     live->CloseWithError(app::kServerShuttingDown,
                          "the server is shutting down; the question was not run, ask again");
   };
   switch (server.executor.Submit(std::move(job))) {
-    case RunExecutor::Admission::kRunning:
-    case RunExecutor::Admission::kQueued:
+    case runtime::RunExecutor::Admission::kRunning:
+    case runtime::RunExecutor::Admission::kQueued:
       return live;
-    case RunExecutor::Admission::kOverloaded:
-    case RunExecutor::Admission::kClosed:
+    case runtime::RunExecutor::Admission::kOverloaded:
+    case runtime::RunExecutor::Admission::kClosed:
       break;
   }
   return nullptr;

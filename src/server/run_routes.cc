@@ -7,6 +7,7 @@
 
 #include "app/run_record_json.h"
 #include "core/json_writer.h"
+#include "runtime/io_wake.h"
 #include "server/chat_request.h"
 #include "server/exchange.h"
 #include "server/page_query.h"
@@ -30,33 +31,10 @@ std::optional<std::int64_t> ParseNonNegative(std::string_view text) {
   return value;
 }
 
-struct Wakeup {
-  explicit Wakeup(asio::any_io_executor executor) : timer(executor) {}
-  asio::steady_timer timer;
-  bool woken = false;
-};
-
-// Waits until `watch` calls the wake it is given (true) or `timeout`
-// passes (false). The wake posts a cancel to this (single) io thread; the
-// shared Wakeup outlives whichever side is later.
-template <typename Watch>
-asio::awaitable<bool> WaitForWake(Watch watch, std::chrono::steady_clock::duration timeout) {
-  auto wakeup = std::make_shared<Wakeup>(co_await asio::this_coro::executor);
-  wakeup->timer.expires_after(timeout);
-  watch([wakeup] {
-    asio::post(wakeup->timer.get_executor(), [wakeup] {
-      wakeup->woken = true;
-      wakeup->timer.cancel();
-    });
-  });
-  co_await wakeup->timer.async_wait(kNoThrow);
-  co_return wakeup->woken;
-}
-
 // Waits until `live` has an event after `last` (true) or `timeout` passes.
 asio::awaitable<bool> WaitForEventAfter(LiveRun& live, std::int64_t last,
                                         std::chrono::steady_clock::duration timeout) {
-  co_return co_await WaitForWake(
+  co_return co_await runtime::WaitForWake(
       [&live, last](LiveRun::Wake wake) { live.WhenEventAfter(last, std::move(wake)); }, timeout);
 }
 
@@ -101,7 +79,7 @@ struct PendingAnswer {
 // thread a wake for nothing.
 asio::awaitable<void> WaitClosed(LiveRun& live) {
   while (!live.closed()) {
-    co_await WaitForWake([&live](LiveRun::Wake wake) { live.WhenClosed(std::move(wake)); },
+    co_await runtime::WaitForWake([&live](LiveRun::Wake wake) { live.WhenClosed(std::move(wake)); },
                          std::chrono::hours(1));
   }
 }
@@ -245,7 +223,7 @@ asio::awaitable<void> StreamStored(Exchange& ex, const std::string& run_id, std:
     auto wait = std::min<std::chrono::steady_clock::duration>(
         next_read - now(), quiet_since + server.config.sse_keepalive - now());
     if (feed) {
-      co_await WaitForWake([&feed](RemoteRunFeed::Wake wake) { feed->WhenWoken(std::move(wake)); },
+      co_await runtime::WaitForWake([&feed](RemoteRunFeed::Wake wake) { feed->WhenWoken(std::move(wake)); },
                            wait);
     } else {
       co_await Sleep(wait);

@@ -13,7 +13,7 @@
 #include "config/config.h"
 #include "core/heap.h"
 #include "core/result.h"
-#include "server/run_executor.h"
+#include "runtime/run_executor.h"
 #include "server/server_log.h"
 #include "wiring/chat_service.h"
 
@@ -31,9 +31,9 @@ struct ServerSetup {
   // A large answer (a page of long questions, a long record) leaves its
   // memory among the heap's free pages; once the server has sent none for
   // `heap_quiet`, those go back to the system (`return_free_heap`), as
-  // they do after runs (RunExecutor::kTrimHeapAfterIdle). Tests shorten
+  // they do after runs (runtime::RunExecutor::kTrimHeapAfterIdle). Tests shorten
   // the wait and count the calls.
-  std::chrono::milliseconds heap_quiet = RunExecutor::kTrimHeapAfterIdle;
+  std::chrono::milliseconds heap_quiet = runtime::RunExecutor::kTrimHeapAfterIdle;
   std::function<void()> return_free_heap = core::ReturnFreeHeap;
 };
 

@@ -3,7 +3,7 @@
 // runs (chat_runs.cc). Beast and Asio stay inside server/.
 //
 // Threading: one io thread runs every connection coroutine, so the state
-// they share needs no lock; runs execute on RunExecutor fibers and reach
+// they share needs no lock; runs execute on runtime::RunExecutor fibers and reach
 // the io side only through LiveRun (locked) and the atomics below. No run
 // store call runs on the io thread: the routes' reads go to `store_calls`
 // (a store waiting on a lock must not stall every connection), and the
@@ -21,7 +21,7 @@
 #include "server/live_run.h"
 #include "server/metrics.h"
 #include "server/remote_run_feed.h"
-#include "server/run_executor.h"
+#include "runtime/run_executor.h"
 #include "server/server.h"
 #include "server/store_upkeep.h"
 
@@ -55,7 +55,7 @@ struct Server::Impl {
   ServerMetrics metrics;
   LiveRunRegistry live;
   RemoteRunFeeds feeds;  // runs executing on other instances, as the bus tells
-  RunExecutor executor;
+  runtime::RunExecutor executor;
   StoreUpkeep upkeep;
   // The routes' run store reads (run_routes.cc). Two threads: the store
   // serializes its calls anyway; a second lets a read start while another

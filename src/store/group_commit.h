@@ -3,7 +3,7 @@
 // transaction for all of them. The first writer to find no group in
 // progress commits everything queued so far, its own write included (or a
 // later group does, if an earlier leader took it; then it is done when it
-// wakes). A queue of plain std types, waited on with core::Condition, which
+// wakes). A queue of plain std types, waited on with runtime::Condition, which
 // parks a run's fiber instead of holding its worker.
 //
 // Thread safety: Write may be called from any number of threads and fibers.
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/result.h"
 
 namespace diagd::store {
@@ -57,7 +57,7 @@ class GroupCommit {
 
  private:
   std::mutex mu_;
-  core::Condition cv_;
+  runtime::Condition cv_;
   Group queue_;              // guarded by mu_
   bool committing_ = false;  // guarded by mu_
 };

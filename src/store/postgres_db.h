@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/result.h"
 
 namespace diagd::store {
@@ -148,7 +148,7 @@ class PgPool {
   const std::string url_;
   const int size_;
   std::mutex mu_;
-  core::Condition cv_;
+  runtime::Condition cv_;
   std::vector<std::unique_ptr<PgConn>> idle_;  // guarded by mu_
   int open_ = 0;                               // idle and leased; guarded by mu_
 };

@@ -21,7 +21,7 @@
 
 #include "app/run_store.h"
 #include "core/clock.h"
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/result.h"
 #include "store/group_commit.h"
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/result.h"
 
 struct redisContext;  // hiredis
@@ -124,7 +124,7 @@ struct RedisPoolOptions {
 };
 
 // A few connections to one Redis, lent to one caller at a time. A caller
-// waits while all are lent (parked when it runs on a fiber: core::Condition);
+// waits while all are lent (parked when it runs on a fiber: runtime::Condition);
 // a lender holds one for at most a dial and a command or two, each bounded
 // by its timeout. A connection that failed is closed and dialled again by
 // the next borrower. The I/O itself blocks the calling thread: a Redis
@@ -179,7 +179,7 @@ class RedisPool {
   const RedisEndpoint endpoint_;
   const RedisPoolOptions options_;
   std::mutex mu_;
-  core::Condition returned_;
+  runtime::Condition returned_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;  // guarded by mu_
   std::size_t lent_ = 0;                                // guarded by mu_
   std::chrono::steady_clock::time_point down_until_{};  // guarded by mu_

@@ -24,7 +24,7 @@
 
 #include "app/run_store.h"
 #include "core/clock.h"
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/mutex.h"
 #include "core/result.h"
 #include "store/group_commit.h"

@@ -1,8 +1,8 @@
 #include "tools/tool_boundary.h"
 
-#include "core/fiber.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 #include "tools/result_json.h"
 #include "tools/tool_catalog.h"
 
@@ -21,7 +21,7 @@ ToolBoundary::ToolBoundary(std::map<ToolName, ToolAdapter*> adapters,
       clock_(clock),
       options_(std::move(options)),
       sleeper_(sleeper ? std::move(sleeper)
-                       : Sleeper([](std::chrono::milliseconds d) { core::SleepFor(d); })) {}
+                       : Sleeper([](std::chrono::milliseconds d) { runtime::SleepFor(d); })) {}
 
 Result<AdapterOutput, AdapterFailure> ToolBoundary::RunWithRetries(ToolAdapter& adapter,
                                                                    const ToolRequest& request,

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/fiber.h"
 #include "http/http_client.h"
+#include "runtime/fiber.h"
 #include "testing/loopback_http_server.h"
 
 namespace diagd::http {
@@ -98,9 +98,9 @@ TEST(HttpClientBodyParts, OnFibersALongBodyInPartsArrivesWholeFromAParkedFiber) 
   Result<Response, Failure> result = Unexpected(Failure{});
   bool on_fiber = false;
   {
-    core::FiberPool pool(1, 256 * 1024);
+    runtime::FiberPool pool(1, 256 * 1024);
     pool.Spawn([&] {
-      on_fiber = core::OnFiber();
+      on_fiber = runtime::OnFiber();
       result = Send(PartsRequest(server.BaseUrl(), pieces));
     });
   }

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "testing/loopback_http_server.h"
 
 namespace diagd::http {
@@ -78,7 +78,7 @@ std::vector<SendResult> SendOnFibers(int fibers, const std::function<SendResult(
   std::mutex mu;
   std::vector<SendResult> results;
   {
-    core::FiberPool pool(1, 256 * 1024);
+    runtime::FiberPool pool(1, 256 * 1024);
     for (int i = 0; i < fibers; ++i) {
       pool.Spawn([&] {
         auto result = send();
@@ -148,7 +148,7 @@ TEST(HttpClient, OnFibersTransfersWaitTogetherWithoutHoldingTheWorker) {
                                         std::chrono::milliseconds(1500)};
   });
   auto results = SendOnFibers(kFibers, [&]() -> Result<Response, Failure> {
-    EXPECT_TRUE(core::OnFiber());
+    EXPECT_TRUE(runtime::OnFiber());
     Request request;
     request.url = server.BaseUrl();
     request.body = R"({"n":1})";
@@ -280,7 +280,7 @@ TEST(HttpClient, OnFibersEveryCallIsAnsweredHoweverTheKeptConnectionBeforeItEnde
         auto got = Send(request);
         if (!got.has_value()) return Unexpected(Failure{got.error().kind, step.target});
         if (got->body != "answer to " + step.target) return got;
-        if (step.idle_after.count() > 0) core::SleepFor(step.idle_after);
+        if (step.idle_after.count() > 0) runtime::SleepFor(step.idle_after);
       }
     }
     return Response{200, "text/plain", "done", std::nullopt};

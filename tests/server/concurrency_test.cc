@@ -235,8 +235,8 @@ TEST(ServerConcurrency, TwoHundredConcurrentChatsAllCompleteCorrectly) {
 
 TEST(ServerConcurrency, FailedModelCallsOfConcurrentRunsAreRetriedAndEveryRunReleased) {
   // The first 10 first-turn requests fail (503 or a hang-up): on a server
-  // run the transfer is parked (http/transfer_engine) and so is the
-  // client's backoff (core::SleepFor); each failed call is retried once and
+  // run the transfer is parked (runtime/transfer_engine) and so is the
+  // client's backoff (runtime::SleepFor); each failed call is retried once and
   // all 20 runs are released.
   constexpr int kRuns = 20;
   constexpr int kFailures = kRuns / 2;

@@ -5,8 +5,8 @@
 #include <system_error>
 #include <utility>
 
-#include "core/fiber.h"
 #include "core/json_writer.h"
+#include "runtime/fiber.h"
 #include "tools/documents/local_index.h"
 #include "tools/documents/markdown_sections.h"
 #include "tools/documents/markdown_tree.h"
@@ -135,7 +135,7 @@ Result<void, AdapterFailure> LocalDocumentsAdapter::RefreshIfDue(MonoTime deadli
     if (built_) return {};
     if (cancel.stop_requested()) return Unavailable();
     if (clock_.Monotonic() >= deadline) return Timeout();
-    core::SleepFor(kFirstBuildPoll);
+    runtime::SleepFor(kFirstBuildPoll);
     lock.try_lock();
   }
   if (built_ && Nanos(clock_.Monotonic()) < next_check_) return {};  // done while we waited

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <optional>
 
-#include "core/fiber.h"
 #include "core/json_writer.h"
 #include "core/overloaded.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 #include "tools/mysql/datasource.h"
 #include "tools/mysql/datasource_url.h"
 #include "tools/mysql/mariadb_datasource.h"
@@ -103,9 +103,9 @@ Result<AdapterOutput, AdapterFailure> MysqlAdapter::DoExecute(const ToolRequest&
       std::chrono::steady_clock::now() + std::chrono::milliseconds(source->config.timeout_ms);
   // A statement may run (or a server keep us waiting) up to its timeout:
   // on a server run, on a blocking thread, so it holds no worker that other
-  // runs need (core/fiber.h). Documents and logs are local reads and stay.
+  // runs need (runtime/fiber.h). Documents and logs are local reads and stay.
   std::optional<Result<QueryOutput, AdapterFailure>> queried;
-  core::RunBlocking([&] {
+  runtime::RunBlocking([&] {
     queried.emplace(source->datasource->Query(mysql->sql, mysql->params, limits,
                                               std::min(deadline, own_deadline), cancel));
   });

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/fiber.h"
 #include "core/text.h"
+#include "runtime/fiber.h"
 
 namespace diagd::model::offline {
 namespace {
@@ -135,7 +135,7 @@ TEST(AnalyzeQuestion, HostileQuestionsFitASmallFiberStack) {
   };
   std::vector<QuestionAnalysis> results(questions.size());
   {
-    core::FiberPool pool(1, 128 * 1024);
+    runtime::FiberPool pool(1, 128 * 1024);
     for (std::size_t i = 0; i < questions.size(); ++i) {
       ASSERT_TRUE(pool.Spawn([&, i] { results[i] = AnalyzeQuestion(questions[i], kTopics); }));
     }

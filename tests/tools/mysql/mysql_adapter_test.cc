@@ -9,7 +9,7 @@
 #include <optional>
 #include <thread>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "tools/mysql/test_databases.h"
 
 namespace diagd::tools::mysql {
@@ -148,14 +148,14 @@ TEST_F(MysqlAdapterTest, TimeoutMsLimitsEachQuery) {
 }
 
 TEST_F(MysqlAdapterTest, OnAServerRunAStatementHoldsNoWorker) {
-  // One worker and one blocking thread (core/fiber.h): a statement running
+  // One worker and one blocking thread (runtime/fiber.h): a statement running
   // for its whole 1 s timeout must leave the worker to the other run.
   auto adapter = Open({Source("orders", sqlite_url_, 30, /*timeout_ms=*/1000)});
   std::atomic<bool> statement_done{false};
   std::atomic<bool> other_ran_during_statement{false};
   std::optional<ToolErrorCode> code;
   {
-    core::FiberPool pool(1, 256 * 1024, 1);
+    runtime::FiberPool pool(1, 256 * 1024, 1);
     pool.Spawn([&] {
       auto out = adapter->Execute(
           Request("orders",

@@ -24,11 +24,12 @@
 // A fiber's stack is small (a run's: 512 KiB), so code on one keeps its
 // depth bounded whatever its input: no recursion over user text (libstdc++'s
 // std::regex recurses once per character it matches). Overflowing the stack
-// is fatal, but never silent: below each stack lies a guard page, and the
-// first FiberPool installs, once for the process, a SIGSEGV and SIGBUS
-// handler that runs on an alternate signal stack of each worker. A fault of
-// the running fiber in its guard page (or with its stack pointer below its
-// stack: a frame larger than the page) writes one line to stderr,
+// is fatal, but never silent: below each stack lies a 64 KiB guard region
+// (address space, no memory), and the first FiberPool installs, once for
+// the process, a SIGSEGV and SIGBUS handler that runs on an alternate
+// signal stack of each worker. A fault of the running fiber in its guard
+// region (where any frame up to 64 KiB that runs past the stack lands)
+// writes one line to stderr,
 //   diagd: a run overflowed its 512 KiB fiber stack (guard page hit); aborting
 // naming the stack size, then re-raises the signal with its default action:
 // the process dies of it, with a core dump, as without the handler. Any other
@@ -50,12 +51,12 @@
 #include <mutex>
 #include <vector>
 
-namespace diagd::core {
+namespace diagd::runtime {
 
 class FiberPool {
  public:
   // `workers` threads; each fiber's stack reserves `stack_bytes` of address
-  // space (plus a guard page), of which only touched pages cost memory. Up
+  // space (plus a 64 KiB guard region), of which only touched pages cost memory. Up
   // to `blocking_threads` more threads are started as `RunBlocking` calls
   // need them; past that, calls wait their turn (parked). With none,
   // `RunBlocking` runs its call on the worker.
@@ -123,4 +124,4 @@ class Condition {
   std::uint64_t generation_ = 0;  // counts NotifyAll calls: no wake is lost
 };
 
-}  // namespace diagd::core
+}  // namespace diagd::runtime

@@ -1,4 +1,4 @@
-#include "server/run_executor.h"
+#include "runtime/run_executor.h"
 
 #include <algorithm>
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "core/heap.h"
 
-namespace diagd::server {
+namespace diagd::runtime {
 
 int RunExecutor::WorkerCount() {
   return std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency()));
@@ -89,4 +89,4 @@ int RunExecutor::queued() const {
   return static_cast<int>(queue_.size());
 }
 
-}  // namespace diagd::server
+}  // namespace diagd::runtime

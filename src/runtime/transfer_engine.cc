@@ -1,4 +1,4 @@
-#include "http/transfer_engine.h"
+#include "runtime/transfer_engine.h"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 
-namespace diagd::http {
+namespace diagd::runtime {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -300,7 +300,7 @@ CURLcode PerformParked(CURL* easy, const std::stop_token& cancel) {
   // Touches only the engine, never the fiber's objects; it runs at once
   // when the cancel was requested already (Start then finds it so).
   std::stop_callback on_cancel(cancel, [] { TransferEngine::Instance().WakeForCancel(); });
-  core::Park([easy, &cancel, &result](core::Wake wake) {
+  Park([easy, &cancel, &result](Wake wake) {
     // Nothing here touches the fiber's objects once the transfer is handed
     // over: it may finish, and the fiber resume, before Start returns.
     std::stop_token token = cancel;
@@ -313,4 +313,4 @@ CURLcode PerformParked(CURL* easy, const std::stop_token& cancel) {
   return result;
 }
 
-}  // namespace diagd::http
+}  // namespace diagd::runtime

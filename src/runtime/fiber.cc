@@ -1,12 +1,13 @@
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 
 #include <signal.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/context/detail/fcontext.hpp>
+#include <boost/context/fiber.hpp>
+#include <boost/context/preallocated.hpp>
+#include <boost/context/stack_context.hpp>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -29,18 +30,26 @@
 #define DIAGD_ASAN_FIBERS 1
 #endif
 
-namespace diagd::core {
+namespace diagd::runtime {
 namespace {
 
-// Boost.Context's fcontext switches stacks in a few instructions: it saves
+// Boost.Context's fiber switches stacks in a few instructions: it saves
 // the callee-saved registers and the floating-point control words, and
 // makes no system call (swapcontext sets the signal mask on every switch).
-namespace context = boost::context::detail;
+using Context = boost::context::fiber;
 using SteadyClock = std::chrono::steady_clock;
 
-// Below a stack pointer, the System V ABI lets a leaf function use 128
-// bytes without moving it; those stay resident.
-constexpr std::uintptr_t kRedZoneBytes = 128;
+// Below the frame a fiber parks in lie what the switch itself writes: that
+// frame's locals (with AddressSanitizer's redzones in that build), a return
+// address and the saved registers (64 bytes on x86-64), under 200 bytes in
+// every build; they stay resident.
+constexpr std::uintptr_t kSwitchFramesBytes = 256;
+
+// Below each stack lies a guard region: a frame up to this size that runs
+// past the stack's end faults inside it, so an overflow is told from any
+// other fault by the fault's address alone. It costs address space, not
+// memory.
+constexpr std::size_t kGuardBytes = 64 * 1024;
 
 // Idle stack pages (below where a fiber parked, or all of a finished
 // fiber's stack kept for the next one) are given back once idle this long,
@@ -61,11 +70,12 @@ std::uintptr_t PageBytes() {
 }  // namespace
 
 struct Fiber {
-  // Where the fiber resumes while it is off its worker (its stack pointer),
-  // and where the worker running it now resumes.
-  context::fcontext_t context = nullptr;
-  context::fcontext_t worker_context = nullptr;
-  char* mapping = nullptr;               // guard page, then the stack
+  // The fiber while it is off its worker, and the worker running it now
+  // (where it goes back to when it parks or ends).
+  Context context;
+  Context worker;
+  std::uintptr_t park_frame = 0;         // the frame it parked in, on its stack
+  char* mapping = nullptr;               // guard region, then the stack
   std::size_t mapping_bytes = 0;
   std::function<void()> body;
   std::function<void(Wake)>* arm = nullptr;  // set while parking
@@ -107,15 +117,13 @@ thread_local Fiber* t_current = nullptr;
 // where it parked, which a waiting run need not keep resident); 0 when
 // there is none.
 std::uintptr_t IdleStackEnd(const Fiber& fiber) {
-  // A suspended fcontext is the stack pointer it saved its registers at.
-  auto sp = reinterpret_cast<std::uintptr_t>(fiber.context);
-  auto low = reinterpret_cast<std::uintptr_t>(fiber.mapping) + PageBytes();
-  std::uintptr_t end = (sp - kRedZoneBytes) & ~(PageBytes() - 1);
+  auto low = reinterpret_cast<std::uintptr_t>(fiber.mapping) + kGuardBytes;
+  std::uintptr_t end = (fiber.park_frame - kSwitchFramesBytes) & ~(PageBytes() - 1);
   return end > low ? end : 0;
 }
 
 void GiveBack(char* mapping, std::uintptr_t end) {
-  auto low = reinterpret_cast<std::uintptr_t>(mapping) + PageBytes();
+  auto low = reinterpret_cast<std::uintptr_t>(mapping) + kGuardBytes;
   if (end > low) madvise(reinterpret_cast<void*>(low), end - low, MADV_DONTNEED);
 }
 
@@ -127,7 +135,9 @@ void SwitchedInToFiber([[maybe_unused]] Fiber& fiber) {
 #endif
 }
 
-void SwitchToWorker(Fiber& fiber) {
+// The sanitizers told, the fiber leaves its worker: parked until a worker
+// resumes it, or, once finished, for good.
+void AnnounceSwitchToWorker([[maybe_unused]] Fiber& fiber) {
 #if DIAGD_TSAN_FIBERS
   __tsan_switch_to_fiber(fiber.tsan_worker, 0);
 #endif
@@ -136,23 +146,37 @@ void SwitchToWorker(Fiber& fiber) {
   __sanitizer_start_switch_fiber(fiber.finished ? nullptr : &fiber.asan_fake_stack,
                                  fiber.asan_worker_bottom, fiber.asan_worker_size);
 #endif
-  // Resumed by whichever worker: its context comes with the jump back.
-  fiber.worker_context = context::jump_fcontext(fiber.worker_context, nullptr).fctx;
+}
+
+// Parks: off to the worker, back when whichever worker resumes it (that
+// worker comes with the switch back). Not inlined, so that its frame is the
+// fiber's last one above the switch.
+[[gnu::noinline]] void SwitchToWorker(Fiber& fiber) {
+  fiber.park_frame = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  AnnounceSwitchToWorker(fiber);
+  fiber.worker = std::move(fiber.worker).resume();
   SwitchedInToFiber(fiber);
 }
 
-void FiberEntry(context::transfer_t from) {
-  auto* fiber = static_cast<Fiber*>(from.data);
-  fiber->worker_context = from.fctx;
-  SwitchedInToFiber(*fiber);
+// The fiber's whole life; the worker it returns is resumed once it ends.
+Context FiberMain(Fiber& fiber, Context&& worker) {
+  fiber.worker = std::move(worker);
+  SwitchedInToFiber(fiber);
   // noexcept: an escaping exception terminates here, with its stack intact.
   [](Fiber& f) noexcept {
     f.body();
     f.body = nullptr;  // its captures die on the fiber, like its locals
-  }(*fiber);
-  fiber->finished = true;
-  SwitchToWorker(*fiber);  // never resumed
+  }(fiber);
+  fiber.finished = true;
+  AnnounceSwitchToWorker(fiber);
+  return std::move(fiber.worker);
 }
+
+// The stack is the pool's (kept for the next fiber), so Boost.Context gets
+// it preallocated and has nothing to free when the fiber ends.
+struct PoolOwnedStack {
+  void deallocate(boost::context::stack_context&) noexcept {}
+};
 
 // A stack overflow on a fiber, said out loud. Everything from here to
 // OnFault runs in a signal handler: async-signal-safe calls only, no
@@ -163,26 +187,12 @@ constexpr std::size_t kSignalStackBytes = 64 * 1024;
 struct sigaction g_previous_segv {};
 struct sigaction g_previous_bus {};
 
-std::uintptr_t StackPointerOf(const void* context) {
-  const auto* uc = static_cast<const ucontext_t*>(context);
-#if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
-#else
-  (void)uc;
-  return 0;  // unknown register layout: only a fault in the guard page counts
-#endif
-}
-
 // Whether a fault of the running fiber is its stack overflowing: a touch of
-// the guard page, or a frame larger than the page that jumped past it (the
-// stack pointer is then below the stack, and the fault between the two).
-bool IsStackOverflow(const Fiber& fiber, std::uintptr_t address, std::uintptr_t sp) {
+// its guard region (a frame larger than the region could jump past it, and
+// then faults as any other stray access would).
+bool IsStackOverflow(const Fiber& fiber, std::uintptr_t address) {
   auto guard = reinterpret_cast<std::uintptr_t>(fiber.mapping);
-  std::uintptr_t bottom = guard + PageBytes();
-  if (address >= guard && address < bottom) return true;
-  return sp != 0 && sp < bottom && address < guard && address + kRedZoneBytes >= sp;
+  return address >= guard && address < guard + kGuardBytes;
 }
 
 char* Append(char* out, const char* text) {
@@ -204,7 +214,7 @@ char* AppendDecimal(char* out, std::size_t value) {
 void ReportOverflow(const Fiber& fiber) {
   char message[128];
   char* end = Append(message, "diagd: a run overflowed its ");
-  end = AppendDecimal(end, (fiber.mapping_bytes - PageBytes()) / 1024);
+  end = AppendDecimal(end, (fiber.mapping_bytes - kGuardBytes) / 1024);
   end = Append(end, " KiB fiber stack (guard page hit); aborting\n");
   ssize_t ignored = write(STDERR_FILENO, message, static_cast<std::size_t>(end - message));
   (void)ignored;
@@ -224,8 +234,7 @@ void DieOfDefault(int signal) {
 void OnFault(int signal, siginfo_t* info, void* context) {
   const Fiber* fiber = CurrentFiber();
   if (fiber != nullptr && info->si_code > 0 &&
-      IsStackOverflow(*fiber, reinterpret_cast<std::uintptr_t>(info->si_addr),
-                      StackPointerOf(context))) {
+      IsStackOverflow(*fiber, reinterpret_cast<std::uintptr_t>(info->si_addr))) {
     ReportOverflow(*fiber);
     DieOfDefault(signal);
     return;
@@ -412,7 +421,7 @@ struct FiberPool::State {
     lock.unlock();
     for (Fiber* fiber : fibers) GiveBack(fiber->mapping, fiber->idle_end);
     for (char* mapping : stack_mappings) {
-      GiveBack(mapping, reinterpret_cast<std::uintptr_t>(mapping) + PageBytes() + stack_bytes);
+      GiveBack(mapping, reinterpret_cast<std::uintptr_t>(mapping) + kGuardBytes + stack_bytes);
     }
     lock.lock();
     for (Fiber* fiber : fibers) {
@@ -442,11 +451,11 @@ struct FiberPool::State {
         return mapping;
       }
     }
-    void* mapping = mmap(nullptr, stack_bytes + PageBytes(), PROT_READ | PROT_WRITE,
+    void* mapping = mmap(nullptr, stack_bytes + kGuardBytes, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (mapping == MAP_FAILED) return nullptr;
-    if (mprotect(mapping, PageBytes(), PROT_NONE) != 0) {  // the guard page: overflow faults
-      munmap(mapping, stack_bytes + PageBytes());
+    if (mprotect(mapping, kGuardBytes, PROT_NONE) != 0) {  // the guard region: overflow faults
+      munmap(mapping, stack_bytes + kGuardBytes);
       return nullptr;
     }
     return static_cast<char*>(mapping);
@@ -455,7 +464,7 @@ struct FiberPool::State {
   // REQUIRES: mu held. The stack's pages stay until the next give-back pass.
   void PoolStack(char* mapping, SteadyClock::time_point now) {
     if (pooled_stacks.size() >= kMaxPooledStacks) {
-      munmap(mapping, stack_bytes + PageBytes());
+      munmap(mapping, stack_bytes + kGuardBytes);
       return;
     }
     pooled_stacks.push_back(PooledStack{mapping, now});
@@ -601,10 +610,10 @@ struct FiberPool::State {
 #endif
 #if DIAGD_ASAN_FIBERS
       void* worker_fake_stack = nullptr;
-      __sanitizer_start_switch_fiber(&worker_fake_stack, fiber->mapping + PageBytes(),
-                                     fiber->mapping_bytes - PageBytes());
+      __sanitizer_start_switch_fiber(&worker_fake_stack, fiber->mapping + kGuardBytes,
+                                     fiber->mapping_bytes - kGuardBytes);
 #endif
-      fiber->context = context::jump_fcontext(fiber->context, fiber).fctx;
+      fiber->context = std::move(fiber->context).resume();  // empty once it ended
 #if DIAGD_ASAN_FIBERS
       __sanitizer_finish_switch_fiber(worker_fake_stack, nullptr, nullptr);
 #endif
@@ -648,12 +657,12 @@ FiberPool::~FiberPool() {
   state_->blocking_cv.notify_all();
   for (auto& thread : state_->blocking_threads) thread.join();
   for (const auto& stack : state_->pooled_stacks) {
-    munmap(stack.mapping, state_->stack_bytes + PageBytes());
+    munmap(stack.mapping, state_->stack_bytes + kGuardBytes);
   }
 }
 
 bool FiberPool::Spawn(std::function<void()> body) {
-  const std::size_t mapping_bytes = state_->stack_bytes + PageBytes();
+  const std::size_t mapping_bytes = state_->stack_bytes + kGuardBytes;
   char* mapping = state_->TakeStack();
   if (mapping == nullptr) return false;
   auto* fiber = new (std::nothrow) Fiber;
@@ -665,15 +674,27 @@ bool FiberPool::Spawn(std::function<void()> body) {
 #if DIAGD_ASAN_FIBERS
   // A pooled stack still carries the poisoned frames its last fiber never
   // returned from.
-  __asan_unpoison_memory_region(mapping + PageBytes(), state_->stack_bytes);
+  __asan_unpoison_memory_region(mapping + kGuardBytes, state_->stack_bytes);
 #endif
   fiber->mapping = mapping;
   fiber->mapping_bytes = mapping_bytes;
   fiber->body = std::move(body);
   fiber->pool = state_.get();
-  fiber->context = context::make_fcontext(mapping + mapping_bytes, state_->stack_bytes, &FiberEntry);
 #if DIAGD_TSAN_FIBERS
+  // Making the context enters its stack and comes back at once: ThreadSanitizer
+  // must see that entry on the fiber, not on this thread.
   fiber->tsan_fiber = __tsan_create_fiber(0);
+  void* spawner = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(fiber->tsan_fiber, 0);
+#endif
+  boost::context::stack_context stack;
+  stack.sp = mapping + mapping_bytes;
+  stack.size = state_->stack_bytes;
+  fiber->context = Context(std::allocator_arg, boost::context::preallocated(stack.sp, stack.size, stack),
+                           PoolOwnedStack{},
+                           [fiber](Context&& worker) { return FiberMain(*fiber, std::move(worker)); });
+#if DIAGD_TSAN_FIBERS
+  __tsan_switch_to_fiber(spawner, 0);
 #endif
   {
     std::lock_guard lock(state_->mu);
@@ -755,4 +776,4 @@ void Condition::NotifyAll() {
   blocked_.notify_all();
 }
 
-}  // namespace diagd::core
+}  // namespace diagd::runtime

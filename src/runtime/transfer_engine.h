@@ -1,6 +1,6 @@
 // Transfers of parked fibers: one thread drives them all through a curl
 // multi handle, so a run waiting on its model holds a socket and a curl
-// handle, not a thread (core/fiber.h). Internal to http/.
+// handle, not a thread (runtime/fiber.h). For http/'s client alone.
 //
 // Thread safety: `PerformParked` is called on a fiber, from any worker.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include <stop_token>
 
-namespace diagd::http {
+namespace diagd::runtime {
 
 // Performs the prepared `easy` handle while the calling fiber is parked and
 // returns its result, as curl_easy_perform would. Once `cancel` is
@@ -27,4 +27,4 @@ CURL* TakeParkedHandle();
 // reuse it is cleaned up (a burst's handles do not stay allocated).
 void GiveBackParkedHandle(CURL* easy);
 
-}  // namespace diagd::http
+}  // namespace diagd::runtime

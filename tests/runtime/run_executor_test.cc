@@ -1,6 +1,6 @@
 // Admission: max_running at once, a bounded queue, refusal past it, and
 // queued jobs cancelled on Close.
-#include "server/run_executor.h"
+#include "runtime/run_executor.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-namespace diagd::server {
+namespace diagd::runtime {
 namespace {
 
 // Jobs that block until released.
@@ -97,4 +97,4 @@ TEST(RunExecutor, ManyShortJobsFromManyThreadsAllRunOnce) {
 }
 
 }  // namespace
-}  // namespace diagd::server
+}  // namespace diagd::runtime

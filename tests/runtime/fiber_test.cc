@@ -1,4 +1,4 @@
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 
 #include "testing/eventually.h"
 
-namespace diagd::core {
+namespace diagd::runtime {
 namespace {
 
 using diagd::testing::Eventually;
@@ -343,6 +343,17 @@ TEST(FiberCondition, FibersAndThreadsWaitOnTheSameConditionAndNoWakeIsLost) {
   return below + frame[0];
 }
 
+// Frames larger than a page, each touched at its far end first, so the
+// first touch past the stack lands below the guard region's first page.
+[[gnu::noinline]] int RecurseInLargeFrames(int depth) {
+  volatile char frame[24 * 1024];
+  frame[0] = static_cast<char>(depth);
+  if (depth == 0) return 0;
+  int below = RecurseInLargeFrames(depth - 1);
+  asm volatile("" : : "r"(&frame[0]) : "memory");
+  return below + frame[0] + frame[sizeof(frame) - 1];
+}
+
 void WriteNowhere() {
   volatile int* volatile nowhere = nullptr;
   *nowhere = 1;
@@ -379,6 +390,17 @@ TEST_F(FiberDeathTest, AStackOverflowSaysWhichLimitAndStillKillsTheProcess) {
       "^diagd: a run overflowed its 256 KiB fiber stack \\(guard page hit\\); aborting\n$");
 }
 
+TEST_F(FiberDeathTest, AFrameLargerThanAPageThatRunsPastTheStackIsAnOverflowToo) {
+  EXPECT_EXIT(
+      {
+        NoCoreDump();
+        FiberPool pool(1, kStack);
+        pool.Spawn([] { RecurseInLargeFrames(1 << 10); });
+      },
+      ::testing::KilledBySignal(SIGSEGV),
+      "^diagd: a run overflowed its 256 KiB fiber stack \\(guard page hit\\); aborting\n$");
+}
+
 TEST_F(FiberDeathTest, AnotherFaultOnAFiberDiesAsBefore) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "ThreadSanitizer reports this fault itself and exits with 66";
@@ -410,4 +432,4 @@ TEST_F(FiberDeathTest, AFaultOffTheFibersGoesToTheEarlierHandler) {
 }
 
 }  // namespace
-}  // namespace diagd::core
+}  // namespace diagd::runtime

@@ -1,5 +1,5 @@
 // Where admitted runs execute. A run spends nearly all its life waiting on
-// a model, so each running run is a fiber (core/fiber.h) on a small stack
+// a model, so each running run is a fiber (runtime/fiber.h) on a small stack
 // of its own, and a few worker threads execute whichever fibers are not
 // waiting (docs/server.md explains the choice and its measurements); past
 // `max_running` runs wait in a bounded queue, and past that a run is
@@ -13,10 +13,10 @@
 #include <deque>
 #include <functional>
 
-#include "core/fiber.h"
+#include "runtime/fiber.h"
 #include "core/mutex.h"
 
-namespace diagd::server {
+namespace diagd::runtime {
 
 class RunExecutor {
  public:
@@ -34,7 +34,7 @@ class RunExecutor {
   // Workers: a run that blocks on an fsync holds one for that long, so a
   // few more than the cores.
   static int WorkerCount();
-  // Threads for SQL statements (core::RunBlocking): a slow datasource holds
+  // Threads for SQL statements (RunBlocking): a slow datasource holds
   // one of these, not a worker; past them statements wait their turn, parked.
   static constexpr int kBlockingThreads = 32;
   // How long without a run before the heap's free pages go back.
@@ -65,7 +65,7 @@ class RunExecutor {
   int running_ GUARDED_BY(mu_) = 0;
   bool closed_ GUARDED_BY(mu_) = false;
   std::deque<Job> queue_ GUARDED_BY(mu_);
-  core::FiberPool fibers_;  // last: destroyed (and waited for) first
+  FiberPool fibers_;  // last: destroyed (and waited for) first
 };
 
-}  // namespace diagd::server
+}  // namespace diagd::runtime
