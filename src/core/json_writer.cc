@@ -226,7 +226,7 @@ void JsonWriter::AppendString(std::string_view s) {
     return;
   }
   // What escaping the finished text would give, that text first made valid
-  // UTF-8 (as model::EncodeContent does): `"` becomes `\"`, each escape of
+  // UTF-8 (as the model request wire does): `"` becomes `\"`, each escape of
   // the string's own is escaped again.
   std::string sanitized;
   if (!text::IsValidUtf8(s)) s = sanitized = text::SanitizeUtf8(s);

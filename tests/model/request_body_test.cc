@@ -57,5 +57,30 @@ TEST(RequestBodyTest, IsTheRecordedBodyByteForByte) {
   EXPECT_EQ(*body, kRecordedBody);
 }
 
+// As the diagnosis loop sends it: tool results held as shared text, the
+// body grown by each turn's messages from what the client kept.
+TEST(RequestBodyTest, GrownTurnByTurnFromSharedTextsIsTheRecordedBody) {
+  const ChatRequest recorded = Recorded();
+  ChatRequest request = recorded;
+  request.messages.clear();
+  wire::EncodedConversation kept;
+  for (std::size_t upto : {2, 4, 6}) {
+    while (request.messages.size() < upto) {
+      Message message = recorded.messages[request.messages.size()];
+      if (message.role == Role::kTool) {
+        message.shared_content = SharedText(std::move(message.content));
+        message.content.clear();
+      }
+      request.messages.push_back(std::move(message));
+    }
+    auto grown = wire::EncodeRequestInto(request, "agent-model", config::ReplayReasoning::kAuto,
+                                         kept);
+    ASSERT_TRUE(grown.has_value()) << grown.error().ToString();
+  }
+  // The head; the first turn; each later one written around its shared text.
+  EXPECT_EQ(kept.parts.size(), 8u);
+  EXPECT_EQ(kept.Body(), kRecordedBody);
+}
+
 }  // namespace
 }  // namespace diagd::model
