@@ -54,6 +54,9 @@ struct SharedText::Held {
 };
 
 SharedText::SharedText(std::string text) : held_(std::make_shared<Held>()) {
+  // Held for as long as the conversation: a writer's doubling may have left
+  // up to half of it spare.
+  if (text.capacity() - text.size() > text.size() / 16) text.shrink_to_fit();
   held_->text = std::move(text);
 }
 

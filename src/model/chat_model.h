@@ -49,7 +49,7 @@ enum class ReasoningSource {
 
 // Text held once however many requests carry it: a tool result, which
 // every later request of the diagnosis loop sends again, and which at 30
-// log events is most of a run's memory. Immutable; copies share it.
+// log events is most of a run's memory. Immutable; copies share it; safe for concurrent use.
 //
 // A model client that keeps a conversation between calls keeps each such
 // text in the form its requests carry it (HeldAs): from then on the text is

@@ -5,6 +5,7 @@
 // another model or replay rule) makes it encode the body whole again.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
 
@@ -312,6 +313,42 @@ TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) 
   EXPECT_EQ(seen[1].json.at("messages").as_array().size(), 4u);
   EXPECT_EQ(seen[2].body, Whole(request));
   EXPECT_EQ(seen[2].json.at("messages").as_array().size(), 6u);
+}
+
+// What another client kept in a conversation is no body to grow: the
+// client starts its own, and sends the request whole.
+TEST_F(OpenAiClientTest, AConversationKeptByAnotherClientIsStartedAfresh) {
+  struct Other final : Conversation::State {};
+  ChatRequest request = NewConversation();
+  request.conversation = std::make_shared<model::Conversation>();
+  request.conversation->state = std::make_unique<Other>();
+  server_.Answer("first");
+  ASSERT_TRUE(Client()->Complete(request).has_value());
+  ASSERT_NE(dynamic_cast<const EncodedConversation*>(request.conversation->state.get()), nullptr);
+  auto seen = server_.Requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].json.at("messages").as_array().size(), 2u);
+}
+
+// A text held in one client's form and asked for in another's is read back
+// first: each form is written from the text itself.
+TEST(EncodedConversationTest, ASharedTextHeldInOneFormIsWrittenInAnotherFromItsText) {
+  static const SharedText::Form kUpper{
+      [](std::string_view text) {
+        std::string upper(text);
+        for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return "<" + upper + ">";
+      },
+      [](std::string_view written) {
+        std::string text(written.substr(1, written.size() - 2));
+        for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return text;
+      }};
+  const SharedText text("pool exhausted");
+  EXPECT_EQ(*text.HeldAs(kUpper), "<POOL EXHAUSTED>");
+  EXPECT_EQ(text.str(), "pool exhausted");
+  EXPECT_EQ(*text.HeldAs(wire::kJsonString), R"("pool exhausted")");
+  EXPECT_EQ(text.str(), "pool exhausted");
 }
 
 }  // namespace
