@@ -216,7 +216,8 @@ model::SharedText ToolInterceptor::Execute(const ToolCallRequest& call, ToolName
       TraceEvaluated(id, tool, InformationGain::kNoGain, "HARNESS", update);
       std::optional<std::string_view> stop;
       if (update.saturated_now) stop = StopReasonString(*update.stop_reason);
-      return model::SharedText(tools::ResultObservation(record.result, ctx_.observation_limits, stop));
+      return model::SharedText(
+          tools::ResultObservation(record.result, ctx_.observation_limits, stop));
     }
     case EvidenceStatus::kEvidenceFound:
       // Pending now: only the model decides whether found content is useful.

@@ -29,7 +29,8 @@ ChatRequest Recorded() {
   request.messages.push_back(
       {Role::kTool, R"({"events":[{"message":"pool \"exhausted\"\\n"}],"note":"a\u0001b"})", {},
        "call_1"});
-  request.messages.push_back({Role::kAssistant, "checking", {{"call_2", "search_documents", "{}"}}, ""});
+  request.messages.push_back(
+      {Role::kAssistant, "checking", {{"call_2", "search_documents", "{}"}}, ""});
   request.messages.push_back({Role::kTool, "", {}, "call_2"});
   return request;
 }
