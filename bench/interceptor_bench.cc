@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "harness/tool_interceptor.h"
 #include "model/chat_model.h"
+#include "model/openai_wire.h"
 #include "tools/canonical_store.h"
 #include "tools/observation.h"
 #include "tools/testing/scripted_adapter.h"
@@ -100,7 +101,7 @@ void BM_InterceptedToolCall(benchmark::State& state) {
             std::to_string(i) + R"(","lookback_minutes":60}})";
     harness::ToolCallRequest call{id, "query_logs", std::move(args)};
     auto turn = run->interceptor.HandleTurn(std::span(&call, 1));
-    observation_bytes = turn.responses[0].observation->size();  // as sent: a JSON string literal
+    if (i == 0) observation_bytes = turn.responses[0].ObservationJson().size();
     benchmark::DoNotOptimize(turn);
     previous = std::move(id);
     ++i;
@@ -109,10 +110,9 @@ void BM_InterceptedToolCall(benchmark::State& state) {
 }
 BENCHMARK(BM_InterceptedToolCall)->Unit(benchmark::kMicrosecond);
 
-// A 30-event log result as a chat request carries it: the observation's
-// text written and then escaped as a string (model::EncodeContent), against
-// written as the literal in one pass (what the interceptor does), to show
-// what the single pass saves.
+// A 30-event log result's observation: written as text (what the
+// interceptor does), and then in the form an OpenAI request body carries
+// it (what the client does once per tool result, wire::kJsonString).
 tools::ToolResult ThirtyEventResult() {
   tools::LogsResult logs;
   logs.tool_call_id = "call_3";
@@ -133,23 +133,24 @@ tools::ToolResult ThirtyEventResult() {
   return result;
 }
 
-void BM_ObservationWrittenThenEscaped(benchmark::State& state) {
+void BM_ObservationWritten(benchmark::State& state) {
   tools::ToolResult result = ThirtyEventResult();
   for (auto _ : state) {
-    auto encoded = model::EncodeContent(tools::ResultObservation(result, {}));
-    benchmark::DoNotOptimize(encoded);
+    model::SharedText text(tools::ResultObservation(result, {}));
+    benchmark::DoNotOptimize(text);
   }
 }
-BENCHMARK(BM_ObservationWrittenThenEscaped)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ObservationWritten)->Unit(benchmark::kMicrosecond);
 
-void BM_ObservationWrittenAsLiteral(benchmark::State& state) {
+void BM_ObservationWrittenForTheWire(benchmark::State& state) {
   tools::ToolResult result = ThirtyEventResult();
   for (auto _ : state) {
-    auto encoded = std::make_shared<const std::string>(tools::ResultObservationLiteral(result, {}));
-    benchmark::DoNotOptimize(encoded);
+    model::SharedText text(tools::ResultObservation(result, {}));
+    auto written = text.HeldAs(model::wire::kJsonString);
+    benchmark::DoNotOptimize(written);
   }
 }
-BENCHMARK(BM_ObservationWrittenAsLiteral)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ObservationWrittenForTheWire)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace diagd

@@ -17,10 +17,13 @@
 // first N model requests (every run's first diagnosis turn) are answered H
 // ms late instead of L, and the server's RSS is read once all N are
 // waiting (min(1.5 s, H/2) after the last one arrived), so the figure is
-// what a run costs while it waits on its model.
+// what a run costs while it waits on its model. `--hold-turn K` holds each
+// run's K-th diagnosis turn instead (the one after K - 1 tool results), to
+// read what a run holds once its conversation has grown.
 //
 //   server_load [--runs N] [--tool-turns T] [--latency-ms L] [--max-events E]
-//               [--hold-ms H] [--keep-alive 0|1] [--warm-loads K] [--idle-ms I]
+//               [--hold-ms H] [--hold-turn K] [--keep-alive 0|1] [--warm-loads K]
+//               [--idle-ms I]
 //               [--diagd PATH]
 //               [--instances I] [--store sqlite|postgres] [--redis 0|1]
 //
@@ -92,12 +95,23 @@ using diagd::bench::CpuTimes;
 using diagd::bench::ProcessTreeCpu;
 using diagd::testing::ProcStatus;
 
+// How many tool messages a chat request carries.
+int ToolResultsIn(std::string_view body) {
+  int count = 0;
+  for (std::size_t at = body.find(R"("role":"tool")"); at != std::string_view::npos;
+       at = body.find(R"("role":"tool")", at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 struct Options {
   int runs = 1000;
   int tool_turns = 7;
   int latency_ms = 200;
   int max_events = 30;  // tools.logs.max_events: how much each tool result holds
   int hold_ms = 0;      // > 0: hold every run's first model call, and measure then
+  int hold_turn = 1;    // which diagnosis turn of each run `hold_ms` holds
   int warm_loads = 0;   // loads of `runs` chats before the measured one
   int idle_ms = 0;      // > 0: report RSS after this long idle, after the load
   bool keep_alive = false;  // the scripted model server keeps connections alive
@@ -380,6 +394,7 @@ Options Parse(int argc, char** argv) {
     if (flag == "--latency-ms") options.latency_ms = std::atoi(argv[i + 1]);
     if (flag == "--max-events") options.max_events = std::atoi(argv[i + 1]);
     if (flag == "--hold-ms") options.hold_ms = std::atoi(argv[i + 1]);
+    if (flag == "--hold-turn") options.hold_turn = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--diagd") options.diagd = argv[i + 1];
     if (flag == "--idle-ms") options.idle_ms = std::max(0, std::atoi(argv[i + 1]));
     if (flag == "--warm-loads") options.warm_loads = std::max(0, std::atoi(argv[i + 1]));
@@ -413,7 +428,8 @@ struct Sampler {
         for (Instance& instance : instances) {
           instance.waiting_kb = ProcStatus(instance.pid, "VmRSS:");
         }
-        std::fprintf(stderr, "all %d runs waiting on their first model call\n", options.runs);
+        std::fprintf(stderr, "all %d runs waiting on model call %d\n", options.runs,
+                     options.hold_turn);
       }
       for (Instance& instance : instances) {
         instance.peak_kb = std::max(instance.peak_kb, ProcStatus(instance.pid, "VmRSS:"));
@@ -518,8 +534,8 @@ void Report(const Options& options, const std::vector<Instance>& instances,
               static_cast<double>(peak_kb - baseline_kb) / runs,
               options.warm_loads > 0 ? " (beyond what the warm loads left mapped)" : "");
   if (waiting_kb > 0) {
-    std::printf("waiting runs    RSS %.1f MiB with all %d waiting on their first model call: %.1f KiB per waiting run\n",
-                waiting_kb / 1024.0, options.runs,
+    std::printf("waiting runs    RSS %.1f MiB with all %d waiting on model call %d: %.1f KiB per waiting run\n",
+                waiting_kb / 1024.0, options.runs, options.hold_turn,
                 static_cast<double>(waiting_kb - baseline_kb) / runs);
   }
   std::printf("server threads  peak %ld (per instance)\n", peak_threads);
@@ -569,8 +585,11 @@ int main(int argc, char** argv) {
         }
         auto reply = script(request);
         // All runs start at once and a run's second request needs its first
-        // answer: the first N requests are every run's first turn.
-        if (counting && requests++ < options.runs && options.hold_ms > 0) {
+        // answer: the first N requests are every run's first turn. A later
+        // turn is told by the tool results its request carries.
+        const bool held_turn = options.hold_turn == 1 ||
+                               ToolResultsIn(request.body) == options.hold_turn - 1;
+        if (counting && held_turn && requests++ < options.runs && options.hold_ms > 0) {
           reply.delay = std::chrono::milliseconds(options.hold_ms);
         }
         return reply;

@@ -53,9 +53,9 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
   model::ChatRequest request;
   request.component = model::Component::kDiagnosisAgent;
   request.tools = ToolsOffered(deps_.catalog);
-  // The loop below only appends to the conversation: each call's request
-  // body grows from the last one's.
-  request.encoded = std::make_shared<model::EncodedConversation>();
+  // The loop below only appends to the conversation: a model client may
+  // reuse what it kept of the last call (ChatRequest::conversation).
+  request.conversation = std::make_shared<model::Conversation>();
   request.messages.push_back({model::Role::kSystem, DiagnosisSystemPrompt(deps_.language), {}, {}});
   for (const auto& turn : history) request.messages.push_back(turn);
   request.messages.push_back({model::Role::kUser, question, {}, {}});
@@ -104,9 +104,9 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
           observation_messages.push_back(request.messages.size());
           execution.observations.push_back({response.tool_call_id, {}});
         }
-        // Held encoded, as every later request sends it (Message::encoded_content).
+        // Held once, however many later requests carry it (Message::shared_content).
         model::Message observation{model::Role::kTool, {}, {}, response.tool_call_id};
-        observation.encoded_content = std::move(response.observation);
+        observation.shared_content = std::move(response.observation);
         request.messages.push_back(std::move(observation));
       }
       if (turn.cancelled) {
@@ -126,13 +126,14 @@ DiagnosisAgentExecution DiagnosisAgentUseCase::Execute(
     }
   }
 
-  // Decoded one at a time, each freed as it goes (the kept body first, which
-  // shares them), so that the run never holds its results twice.
-  request.encoded.reset();
+  // Read one at a time, each freed as it goes (what the model client kept
+  // first, which shares them), so that the run never holds its results
+  // twice.
+  request.conversation.reset();
   for (std::size_t i = 0; i < observation_messages.size(); ++i) {
     model::Message& message = request.messages[observation_messages[i]];
     execution.observations[i].observation_json = model::ContentOf(message);
-    message.encoded_content.reset();
+    message.shared_content = {};
   }
 
   if (end == TurnEnd::kCancelled || run.cancelled()) {

@@ -78,13 +78,8 @@ std::size_t EscapeOf(unsigned char c, char* out) {
   return 6;
 }
 
-// Appends `s` escaped, without quotes. Nested: escaped twice, as a string
-// inside a document that is itself written as a string literal (the escape
-// of each escape: its backslash doubled, a quote after it escaped too).
-// Returns the bytes the second escaping added.
-template <bool kNested>
-std::size_t AppendEscapedBody(std::string_view s, std::string& out) {
-  std::size_t added = 0;
+// Appends `s` escaped, without quotes.
+void AppendEscapedBody(std::string_view s, std::string& out) {
   std::size_t run = 0;  // start of the current unescaped run
   // NextEscape called from one place only, where the compiler inlines it:
   // a tool result has an escape every ten bytes or so.
@@ -92,27 +87,16 @@ std::size_t AppendEscapedBody(std::string_view s, std::string& out) {
     out.append(s.data() + run, i - run);
     char escape[6];
     std::size_t length = EscapeOf(static_cast<unsigned char>(s[i]), escape);
-    if constexpr (!kNested) {
-      out.append(escape, length);
-    } else {
-      for (std::size_t k = 0; k < length; ++k) {
-        if (escape[k] == '\\' || escape[k] == '"') {
-          out.push_back('\\');
-          ++added;
-        }
-        out.push_back(escape[k]);
-      }
-    }
+    out.append(escape, length);
   }
   out.append(s.data() + run, s.size() - run);
-  return added;
 }
 
 }  // namespace
 
 void AppendEscaped(std::string_view s, std::string& out) {
   out.push_back('"');
-  AppendEscapedBody<false>(s, out);
+  AppendEscapedBody(s, out);
   out.push_back('"');
 }
 
@@ -215,30 +199,11 @@ JsonWriter& JsonWriter::EndArray() {
   return *this;
 }
 
-JsonWriter::JsonWriter(std::size_t reserve, Form form) : literal_(form == Form::kStringLiteral) {
-  out_.reserve(reserve);
-  if (literal_) out_.push_back('"');
-}
-
-void JsonWriter::AppendString(std::string_view s) {
-  if (!literal_) {
-    AppendEscaped(s, out_);
-    return;
-  }
-  // What escaping the finished text would give, that text first made valid
-  // UTF-8 (as model::EncodeContent does): `"` becomes `\"`, each escape of
-  // the string's own is escaped again.
-  std::string sanitized;
-  if (!text::IsValidUtf8(s)) s = sanitized = text::SanitizeUtf8(s);
-  out_.append("\\\"");
-  escapes_ += 1 + AppendEscapedBody<true>(s, out_);
-  out_.append("\\\"");
-  ++escapes_;
-}
+JsonWriter::JsonWriter(std::size_t reserve) { out_.reserve(reserve); }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   Separate();
-  AppendString(key);
+  AppendEscaped(key, out_);
   out_.push_back(':');
   after_key_ = true;
   return *this;
@@ -246,18 +211,11 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
 
 JsonWriter& JsonWriter::String(std::string_view value) {
   Separate();
-  AppendString(value);
+  AppendEscaped(value, out_);
   return *this;
 }
 
-std::size_t JsonWriter::text_size() const {
-  return literal_ ? out_.size() - 1 - escapes_ : out_.size();
-}
-
-std::string JsonWriter::Take() {
-  if (literal_) out_.push_back('"');
-  return std::move(out_);
-}
+std::string JsonWriter::Take() { return std::move(out_); }
 
 JsonWriter& JsonWriter::Int(std::int64_t value) {
   Separate();
@@ -281,15 +239,7 @@ JsonWriter& JsonWriter::Bool(bool value) {
 
 JsonWriter& JsonWriter::Raw(std::string_view json) {
   Separate();
-  if (!literal_) {
-    out_ += json;
-    return *this;
-  }
-  std::string sanitized;
-  if (!text::IsValidUtf8(json)) json = sanitized = text::SanitizeUtf8(json);
-  std::size_t before = out_.size();
-  AppendEscapedBody<false>(json, out_);
-  escapes_ += out_.size() - before - json.size();
+  out_ += json;
   return *this;
 }
 

@@ -15,17 +15,7 @@ namespace diagd::json {
 
 class JsonWriter {
  public:
-  enum class Form {
-    kDocument,
-    // The document's text written as one JSON string literal, as
-    // AppendEscaped would write the finished text (made valid UTF-8 first,
-    // string by string): for a document that is only ever sent inside
-    // another as a string, such as a tool observation in a chat request,
-    // written so once instead of written and then escaped.
-    kStringLiteral,
-  };
-
-  explicit JsonWriter(std::size_t reserve = 1024, Form form = Form::kDocument);
+  explicit JsonWriter(std::size_t reserve = 1024);
   // Goes on writing `out`, a document that Take() returned with `depth`
   // containers still open, the innermost holding `has_items` (a comma then
   // comes before the next value): for appending to a document kept open.
@@ -48,23 +38,17 @@ class JsonWriter {
   // embedding a document that is already serialized).
   JsonWriter& Raw(std::string_view json);
 
-  // What has been written so far (a literal still open).
+  // What has been written so far.
   const std::string& str() const { return out_; }
-  // The size of the document's text so far: of a literal, its size once
-  // read back.
-  std::size_t text_size() const;
   // How many containers are open.
   std::size_t depth() const { return needs_comma_.size(); }
-  // The output, a literal closed first.
+  // The output.
   std::string Take();
 
  private:
   void Separate();
-  void AppendString(std::string_view s);
 
   std::string out_;
-  bool literal_ = false;
-  std::size_t escapes_ = 0;  // bytes of out_ that a literal's escaping added
   // Per open container: whether the next value needs a comma before it.
   std::vector<bool> needs_comma_;
   bool after_key_ = false;

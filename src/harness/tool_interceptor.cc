@@ -23,24 +23,9 @@ std::string TracedToolName(const ToolCallRequest& call) {
   return text::TruncateCodePoints(call.tool_name, kMaxTracedToolNameChars);
 }
 
-// A result's observation, written as the request body carries it: a tool
-// result is most of a run's bytes, and writing its text and then escaping
-// that would take two passes over it and a copy of it (docs/performance.md,
-// "One intercepted tool call").
-model::SharedBytes EncodedResultObservation(
-    const tools::ToolResult& result, const tools::ObservationLimits& limits,
-    std::optional<std::string_view> stop_reason = std::nullopt) {
-  return std::make_shared<const std::string>(
-      tools::ResultObservationLiteral(result, limits, stop_reason));
-}
-
 }  // namespace
 
-std::string ToolCallResponse::ObservationJson() const {
-  model::Message message;
-  message.encoded_content = observation;
-  return model::ContentOf(message);
-}
+std::string ToolCallResponse::ObservationJson() const { return observation.str(); }
 
 const char* ProgressStatusString(ProgressStatus status) {
   switch (status) {
@@ -106,7 +91,7 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
       break;
     }
     executed_ = false;
-    std::optional<model::SharedBytes> observation;
+    std::optional<model::SharedText> observation;
     if (ctx_.tracker.IsSaturated()) {
       // An earlier call of this same response brought the stop.
       observation = RejectForStop(call, "INFORMATION_SATURATED");
@@ -126,7 +111,7 @@ TurnResult ToolInterceptor::HandleTurn(std::span<const ToolCallRequest> calls) {
   return turn;
 }
 
-std::optional<model::SharedBytes> ToolInterceptor::HandleCall(const ToolCallRequest& call) {
+std::optional<model::SharedText> ToolInterceptor::HandleCall(const ToolCallRequest& call) {
   const std::string& id = call.tool_call_id;
   auto tool = tools::ParseToolName(call.tool_name);
   if (!tool) {
@@ -187,18 +172,18 @@ std::optional<model::SharedBytes> ToolInterceptor::HandleCall(const ToolCallRequ
                        {"error_code", std::string("DUPLICATE_SCOPE")}});
     Report(call, scope.summary, ProgressStatus::kStarted);
     Report(call, scope.summary, ProgressStatus::kRejected);
-    return model::EncodeContent(tools::DuplicateScopeObservation(id, *owner));
+    return model::SharedText(tools::DuplicateScopeObservation(id, *owner));
   }
 
   // Step 7: run it through the tool boundary.
   bool budget_exhausted = false;
-  model::SharedBytes observation = Execute(call, *tool, std::move(*request), std::move(scope),
+  model::SharedText observation = Execute(call, *tool, std::move(*request), std::move(scope),
                                            &budget_exhausted);
   if (budget_exhausted) return std::nullopt;
   return observation;
 }
 
-model::SharedBytes ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
+model::SharedText ToolInterceptor::Execute(const ToolCallRequest& call, ToolName tool,
                                             tools::ToolRequest request, tools::Scope scope,
                                             bool* budget_exhausted) {
   const std::string& id = call.tool_call_id;
@@ -223,7 +208,7 @@ model::SharedBytes ToolInterceptor::Execute(const ToolCallRequest& call, ToolNam
   switch (status) {
     case EvidenceStatus::kError:
       // Not graded, scope not executed: a retry of the same scope is allowed.
-      return model::EncodeContent(tools::ErrorObservation(
+      return model::SharedText(tools::ErrorObservation(
           id, record.error_code.value_or(tools::ToolErrorCode::kToolUnavailable),
           record.error_message));
     case EvidenceStatus::kNoEvidence: {
@@ -231,16 +216,17 @@ model::SharedBytes ToolInterceptor::Execute(const ToolCallRequest& call, ToolNam
       TraceEvaluated(id, tool, InformationGain::kNoGain, "HARNESS", update);
       std::optional<std::string_view> stop;
       if (update.saturated_now) stop = StopReasonString(*update.stop_reason);
-      return EncodedResultObservation(record.result, ctx_.observation_limits, stop);
+      return model::SharedText(
+          tools::ResultObservation(record.result, ctx_.observation_limits, stop));
     }
     case EvidenceStatus::kEvidenceFound:
       // Pending now: only the model decides whether found content is useful.
-      return EncodedResultObservation(record.result, ctx_.observation_limits);
+      return model::SharedText(tools::ResultObservation(record.result, ctx_.observation_limits));
   }
   return {};
 }
 
-model::SharedBytes ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
+model::SharedText ToolInterceptor::RejectAsViolation(const ToolCallRequest& call,
                                                       const char* error_code,
                                                       std::optional<ViolationType> violation,
                                                       const std::string& repair_observation) {
@@ -260,13 +246,13 @@ model::SharedBytes ToolInterceptor::RejectAsViolation(const ToolCallRequest& cal
   Report(call, {}, ProgressStatus::kStarted);
   Report(call, {}, ProgressStatus::kRejected);
   if (stops) {
-    return model::EncodeContent(
+    return model::SharedText(
         tools::StopObservation(call.tool_call_id, StopReasonString(*update.stop_reason)));
   }
-  return model::EncodeContent(repair_observation);
+  return model::SharedText(repair_observation);
 }
 
-model::SharedBytes ToolInterceptor::RejectForStop(const ToolCallRequest& call,
+model::SharedText ToolInterceptor::RejectForStop(const ToolCallRequest& call,
                                                   const char* error_code) {
   StopReason reason = ctx_.tracker.stop_reason().value_or(StopReason::kInformationSaturated);
   ctx_.trace.Record(TraceEventType::kToolRequestRejected,
@@ -276,7 +262,7 @@ model::SharedBytes ToolInterceptor::RejectForStop(const ToolCallRequest& call,
                      {"stop_reason", std::string(StopReasonString(reason))}});
   Report(call, {}, ProgressStatus::kStarted);
   Report(call, {}, ProgressStatus::kRejected);
-  return model::EncodeContent(tools::StopObservation(call.tool_call_id, StopReasonString(reason)));
+  return model::SharedText(tools::StopObservation(call.tool_call_id, StopReasonString(reason)));
 }
 
 void ToolInterceptor::TraceEvaluated(const std::string& tool_call_id, ToolName tool,

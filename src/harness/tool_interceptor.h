@@ -32,14 +32,14 @@ struct ToolCallRequest {
 // The tool message to send back.
 struct ToolCallResponse {
   std::string tool_call_id;
-  // The observation (docs/specs/tool-contracts.md) as the request body carries it:
-  // its JSON text as one JSON string literal (model::Message::encoded_content).
-  model::SharedBytes observation;
+  // The observation (docs/specs/tool-contracts.md), its JSON text held once
+  // however many model requests carry it (model::Message::shared_content).
+  model::SharedText observation;
   // The call went through the tool boundary (the observation comes from its
   // result, ERROR included); false for a request the harness rejected.
   bool executed = false;
 
-  // The observation's JSON text, read back.
+  // The observation's JSON text.
   std::string ObservationJson() const;
 };
 
@@ -107,16 +107,16 @@ class ToolInterceptor {
 
  private:
   // Steps 1 to 7 for one call. Returns nothing when the budget refused it.
-  std::optional<model::SharedBytes> HandleCall(const ToolCallRequest& call);
+  std::optional<model::SharedText> HandleCall(const ToolCallRequest& call);
 
-  model::SharedBytes RejectAsViolation(const ToolCallRequest& call, const char* error_code,
+  model::SharedText RejectAsViolation(const ToolCallRequest& call, const char* error_code,
                                        std::optional<tools::ViolationType> violation,
                                        const std::string& repair_observation);
-  model::SharedBytes RejectForStop(const ToolCallRequest& call, const char* error_code);
+  model::SharedText RejectForStop(const ToolCallRequest& call, const char* error_code);
   void TraceEvaluated(const std::string& tool_call_id, tools::ToolName tool,
                       tools::InformationGain gain, const char* producer,
                       const ProgressUpdate& update);
-  model::SharedBytes Execute(const ToolCallRequest& call, tools::ToolName tool,
+  model::SharedText Execute(const ToolCallRequest& call, tools::ToolName tool,
                              tools::ToolRequest request, tools::Scope scope,
                              bool* budget_exhausted);
 

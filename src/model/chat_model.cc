@@ -1,8 +1,6 @@
 #include "model/chat_model.h"
 
-#include "core/json.h"
-#include "core/json_writer.h"
-#include "core/text.h"
+#include <mutex>
 
 namespace diagd::model {
 
@@ -47,53 +45,44 @@ std::span<const FunctionTool> OfferedTools(const ChatRequest& request) {
   return *request.tools;
 }
 
-SharedBytes EncodeContent(std::string_view text) {
-  std::string sanitized;
-  if (!text::IsValidUtf8(text)) text = sanitized = text::SanitizeUtf8(text);
-  // Written once with room to spare (a tool result's quotes grow it by a
-  // tenth or so), then copied to its exact size: a copy costs less than a
-  // pass counting what escaping will add.
-  std::string escaped;
-  escaped.reserve(text.size() + text.size() / 4 + 16);
-  json::AppendEscaped(text, escaped);
-  return std::make_shared<const std::string>(escaped);
+// One mutex a text: a client may write it while a reader reads it.
+struct SharedText::Held {
+  std::mutex mu;
+  std::string text;                           // until it is held in a form
+  std::shared_ptr<const std::string> written;  // in `form`, once it is
+  const Form* form = nullptr;
+};
+
+SharedText::SharedText(std::string text) : held_(std::make_shared<Held>()) {
+  // Held for as long as the conversation: a writer's doubling may have left
+  // up to half of it spare.
+  if (text.capacity() - text.size() > text.size() / 16) text.shrink_to_fit();
+  held_->text = std::move(text);
+}
+
+std::string SharedText::str() const {
+  if (!held_) return {};
+  std::lock_guard lock(held_->mu);
+  if (held_->form == nullptr) return held_->text;
+  return held_->form->read(*held_->written);
+}
+
+std::shared_ptr<const std::string> SharedText::HeldAs(const Form& form) const {
+  if (!held_) return std::make_shared<const std::string>(form.write({}));
+  std::lock_guard lock(held_->mu);
+  if (held_->form == &form) return held_->written;
+  // Held in another client's form (a conversation sent to two clients):
+  // read back first.
+  if (held_->form != nullptr) held_->text = held_->form->read(*held_->written);
+  held_->written = std::make_shared<const std::string>(form.write(held_->text));
+  held_->form = &form;
+  std::string().swap(held_->text);
+  return held_->written;
 }
 
 std::string ContentOf(const Message& message) {
-  if (!message.encoded_content) return message.content;
-  std::string text;
-  if (json::ReadEscaped(*message.encoded_content, text)) return text;
-  // Not as EncodeContent writes: read as any JSON string.
-  auto parsed = json::Parse(*message.encoded_content);
-  if (!parsed.has_value() || !parsed->is_string()) return {};
-  return std::string(parsed->get_string());
-}
-
-std::string_view EncodedConversation::BytesOf(const Part& part) {
-  if (const auto* shared = std::get_if<SharedBytes>(&part)) return **shared;
-  return std::get<std::string>(part);
-}
-
-std::size_t EncodedConversation::BodySize() const {
-  std::size_t size = 0;
-  for (const Part& part : parts) size += BytesOf(part).size();
-  return size;
-}
-
-std::string EncodedConversation::Body() const {
-  std::string body;
-  body.reserve(BodySize());
-  for (const Part& part : parts) body += BytesOf(part);
-  return body;
-}
-
-void EncodedConversation::Join() {
-  if (parts.size() < 2) return;
-  // One copy of the body, exactly sized: `parts = {Body()}` made a second
-  // (the initializer list is copied from), and a run joins every turn.
-  std::string body = Body();
-  parts.clear();
-  parts.push_back(std::move(body));
+  if (!message.shared_content) return message.content;
+  return message.shared_content.str();
 }
 
 }  // namespace diagd::model

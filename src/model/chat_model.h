@@ -17,7 +17,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "config/config.h"
@@ -48,22 +47,47 @@ enum class ReasoningSource {
   kThinkBlock,        // a <think>...</think> block at the start of `content`
 };
 
-// Bytes shared, not copied, between a message and the request bodies that
-// carry it.
-using SharedBytes = std::shared_ptr<const std::string>;
+// Text held once however many requests carry it: a tool result, which
+// every later request of the diagnosis loop sends again, and which at 30
+// log events is most of a run's memory. Immutable; copies share it; safe for concurrent use.
+//
+// A model client that keeps a conversation between calls keeps each such
+// text in the form its requests carry it (HeldAs): from then on the text is
+// held in that form only, shared by the message and by the client, and read
+// back from it. Plain text beside its written form would hold every tool
+// result twice for as long as the run waits on the model.
+class SharedText {
+ public:
+  // How a client writes a text in its own form, and reads it back.
+  struct Form {
+    std::string (*write)(std::string_view text);
+    std::string (*read)(std::string_view written);
+  };
+
+  SharedText() = default;
+  explicit SharedText(std::string text);
+
+  explicit operator bool() const { return held_ != nullptr; }
+  // The text (empty when none).
+  std::string str() const;
+  // The text written in `form` (a static object): written the first time,
+  // and from then on held so in place of the text.
+  std::shared_ptr<const std::string> HeldAs(const Form& form) const;
+
+ private:
+  struct Held;
+  std::shared_ptr<Held> held_;
+};
 
 struct Message {
   Role role = Role::kUser;
   std::string content;               // may be empty for an assistant with tool calls
   std::vector<ToolCall> tool_calls;  // assistant only
   std::string tool_call_id;          // tool only
-  // In place of `content`, which is then empty: the content already encoded
-  // as a JSON string (EncodeContent), which a request body carries as it is.
-  // The diagnosis loop keeps its tool results so: each is held once, and the
-  // body kept between calls (EncodedConversation) shares it, where plain
-  // text would be held once as text and once encoded (at 30 log events the
-  // tool results are most of a run's memory). ContentOf reads either.
-  SharedBytes encoded_content;
+  // In place of `content`, which is then empty: a long text held once
+  // (SharedText), as the diagnosis loop holds its tool results. ContentOf
+  // reads either.
+  SharedText shared_content;
   // Assistant only: the turn's reasoning, never part of `content`. It exists
   // only to be replayed within the diagnosis tool loop (model.replay_reasoning);
   // nothing stores, traces, shows or forwards it.
@@ -71,10 +95,7 @@ struct Message {
   ReasoningSource reasoning_source = ReasoningSource::kNone;
 };
 
-// `text` as a JSON string, quotes included, exactly sized: escaped as the
-// request wire writes text, bytes that are not UTF-8 replaced by U+FFFD.
-SharedBytes EncodeContent(std::string_view text);
-// The message's content as text: `content`, or `encoded_content` decoded.
+// The message's content: `content`, or its shared text.
 std::string ContentOf(const Message& message);
 
 // A function the model may call; `parameters_schema` is JSON Schema text.
@@ -96,32 +117,16 @@ struct Usage {
   std::int64_t total_tokens = 0;
 };
 
-// What a model client keeps of a conversation between two of its calls, for
-// a caller that sends one growing request turn after turn (the diagnosis
-// loop). The OpenAI client keeps the last request body here, in parts, and
-// encodes only the messages added since as one more part, instead of the
-// whole history every turn (at 30-event tool results the history is most
-// of the body); nothing already encoded is copied again.
-struct EncodedConversation {
-  // Bytes the encoding wrote, or a message's encoded content, shared with
-  // the message (Message::encoded_content).
-  using Part = std::variant<std::string, SharedBytes>;
-  static std::string_view BytesOf(const Part& part);
-
-  // The body is these joined: everything but the messages (up to the
-  // opening of the messages array, which comes last), then the messages
-  // each call added, each encoded content a part of its own; the last part
-  // is written, not shared, and ends with the closing "]}". A client may
-  // join parts (the OpenAI client keeps a short body in one).
-  std::vector<Part> parts;
-  std::uint64_t head = 0;             // what the body holds besides the messages
-  std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
-
-  std::size_t BodySize() const;
-  std::string Body() const;
-  // The body in one written part (a short one, which curl sends with the
-  // headers).
-  void Join();
+// One conversation that a caller grows call after call (the diagnosis
+// loop). A model client keeps in it what it may reuse at the next call: the
+// OpenAI client the request body so far, so that each turn encodes only the
+// messages added since rather than the whole history (at 30-event tool
+// results the history is most of the body). Opaque to the caller.
+struct Conversation {
+  struct State {
+    virtual ~State() = default;
+  };
+  std::unique_ptr<State> state;  // the client's own, made at its first call
 };
 
 struct ChatRequest {
@@ -137,12 +142,12 @@ struct ChatRequest {
   // CANCELLED.
   std::stop_token cancel;
   // Set by a caller that only ever appends to `messages` between calls
-  // (and keeps `tools` and `component`): the client may then reuse the
-  // previous call's encoding. Unset, every call encodes the whole request.
-  // A change the client notices (a message of another size, other tools)
-  // makes it encode the request whole again; an edit of the same size it
-  // would not notice, hence the rule.
-  std::shared_ptr<EncodedConversation> encoded;
+  // (and keeps `tools` and `component`): the client may then reuse what it
+  // kept of the previous call. Unset, every call stands alone. A change the
+  // client notices (a message of another size, other tools) makes it start
+  // the conversation afresh; an edit of the same size it would not notice,
+  // hence the rule.
+  std::shared_ptr<Conversation> conversation;
 };
 
 // The request's tools; none when `tools` is null.

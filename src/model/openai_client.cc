@@ -1,6 +1,7 @@
 #include "model/openai_client.h"
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string_view>
 #include <utility>
@@ -136,6 +137,18 @@ void SleepUnlessCancelled(milliseconds wait, const std::stop_token& cancel) {
   return std::uniform_real_distribution<double>(0.0, 1.0)(random);
 }
 
+// What this client keeps of `conversation`: made at its first call, or
+// started afresh when another client kept something else there.
+wire::EncodedConversation& KeptBody(Conversation& conversation) {
+  if (auto* kept = dynamic_cast<wire::EncodedConversation*>(conversation.state.get())) {
+    return *kept;
+  }
+  auto made = std::make_unique<wire::EncodedConversation>();
+  wire::EncodedConversation& kept = *made;
+  conversation.state = std::move(made);
+  return kept;
+}
+
 }  // namespace
 
 OpenAiChatModel::OpenAiChatModel(config::ModelConfig config, OpenAiClientOptions options)
@@ -159,10 +172,11 @@ Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& req
     return fail(Error::FailedPrecondition("the component is configured with the offline provider"));
   }
   // A growing conversation's body is kept between its calls
-  // (ChatRequest::encoded), in parts that the exchange sends as they are,
-  // so that the next call adds only its new messages.
-  EncodedConversation call_only;
-  EncodedConversation& conversation = request.encoded ? *request.encoded : call_only;
+  // (ChatRequest::conversation), in parts that the exchange sends as they
+  // are, so that the next call adds only its new messages.
+  wire::EncodedConversation call_only;
+  wire::EncodedConversation& conversation =
+      request.conversation ? KeptBody(*request.conversation) : call_only;
   if (auto encoded = wire::EncodeRequestInto(request, endpoint.name, endpoint.replay_reasoning,
                                              conversation);
       !encoded) {
@@ -181,8 +195,8 @@ Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& req
     conversation.Join();
   }
   http_request.body_parts.reserve(conversation.parts.size());
-  for (const EncodedConversation::Part& part : conversation.parts) {
-    http_request.body_parts.push_back(EncodedConversation::BytesOf(part));
+  for (const wire::EncodedConversation::Part& part : conversation.parts) {
+    http_request.body_parts.push_back(wire::EncodedConversation::BytesOf(part));
   }
   http_request.cancel = request.cancel;
   http_request.max_response_bytes = options_.max_response_bytes;

@@ -64,6 +64,28 @@ bool ReplaysReasoning(const ChatRequest& request, config::ReplayReasoning replay
   return false;
 }
 
+std::string WriteJsonString(std::string_view text) {
+  std::string sanitized;
+  if (!text::IsValidUtf8(text)) text = sanitized = text::SanitizeUtf8(text);
+  // Written once with room to spare (a tool result's quotes grow it by a
+  // tenth or so), then copied to its exact size: the written form is held
+  // for the rest of the run, and a copy costs less than a pass counting
+  // what escaping will add.
+  std::string escaped;
+  escaped.reserve(text.size() + text.size() / 4 + 16);
+  json::AppendEscaped(text, escaped);
+  return std::string(escaped);
+}
+
+std::string ReadJsonString(std::string_view written) {
+  std::string text;
+  if (json::ReadEscaped(written, text)) return text;
+  // Not as WriteJsonString writes: read as any JSON string.
+  auto parsed = json::Parse(written);
+  if (!parsed.has_value() || !parsed->is_string()) return {};
+  return std::string(parsed->get_string());
+}
+
 // A part's slack goes back: the parts live as long as the run.
 std::string Fit(std::string part) {
   if (part.capacity() - part.size() > part.size() / 16) part.shrink_to_fit();
@@ -71,8 +93,8 @@ std::string Fit(std::string part) {
 }
 
 // The messages a call adds, after the parts kept: streamed into written
-// parts, but for encoded contents (Message::encoded_content), each of which
-// goes in as a part of its own, shared with its message rather than copied.
+// parts, but for shared texts (Message::shared_content), each of which goes
+// in as a part of its own, shared with its message rather than copied.
 class MessagesWriter {
  public:
   // `after_messages`: the kept parts already hold messages.
@@ -84,7 +106,7 @@ class MessagesWriter {
 
   // The message's content, as the value of the key just written.
   void Content(const Message& message) {
-    if (!message.encoded_content) {
+    if (!message.shared_content) {
       WriteText(w_, message.content);
       return;
     }
@@ -92,7 +114,7 @@ class MessagesWriter {
     // a value.
     const std::size_t depth = w_.depth();
     parts_.emplace_back(Fit(w_.Take()));
-    parts_.emplace_back(message.encoded_content);
+    parts_.emplace_back(message.shared_content.HeldAs(kJsonString));
     w_ = json::JsonWriter(std::string(), depth, true);
   }
 
@@ -119,7 +141,7 @@ void WriteMessage(MessagesWriter& out, const Message& message, bool with_reasoni
   w.BeginObject().Key("role").String(RoleName(message.role)).Key("content");
   if (message.role == Role::kAssistant && !message.tool_calls.empty()) {
     // OpenAI's own shape: an assistant that only calls tools has null content.
-    if (!message.encoded_content && message.content.empty()) {
+    if (!message.shared_content && message.content.empty()) {
       w.Null();
     } else {
       out.Content(message);
@@ -148,7 +170,7 @@ void WriteMessage(MessagesWriter& out, const Message& message, bool with_reasoni
 std::size_t EncodedSizeHint(std::span<const Message> messages) {
   std::size_t size = 0;
   for (const Message& message : messages) {
-    // An encoded content is a part of its own.
+    // A shared text is a part of its own.
     size += 64 + message.content.size() + message.content.size() / 4 + message.reasoning.size();
     for (const ToolCall& call : message.tool_calls) size += 96 + 2 * call.arguments.size();
   }
@@ -185,10 +207,11 @@ std::uint64_t HeadFingerprint(const ChatRequest& request, std::string_view model
 
 // A message told apart by its role and sizes only: hashing its text would
 // cost about what encoding it does, which is what reuse saves. Hence the
-// append-only rule of ChatRequest::encoded.
+// append-only rule of ChatRequest::conversation.
 std::uint64_t ShapeOf(const Message& message, bool with_reasoning) {
-  const std::uint64_t content_size =
-      message.encoded_content ? message.encoded_content->size() + 1 : message.content.size();
+  const std::uint64_t content_size = message.shared_content
+                                         ? message.shared_content.HeldAs(kJsonString)->size() + 1
+                                         : message.content.size();
   std::uint64_t h = Mix(static_cast<std::uint64_t>(message.role), content_size);
   h = Mix(Mix(h, message.tool_call_id.size()), message.tool_calls.size());
   h = Mix(h, with_reasoning ? message.reasoning.size() + 1 : 0);
@@ -561,14 +584,49 @@ Result<ChatResponse> DecodeChoice(const bj::object& root) {
 
 }  // namespace
 
+const SharedText::Form kJsonString{&WriteJsonString, &ReadJsonString};
+
+std::string_view EncodedConversation::BytesOf(const Part& part) {
+  if (const auto* shared = std::get_if<std::shared_ptr<const std::string>>(&part)) {
+    return **shared;
+  }
+  return std::get<std::string>(part);
+}
+
+std::size_t EncodedConversation::BodySize() const {
+  std::size_t size = 0;
+  for (const Part& part : parts) size += BytesOf(part).size();
+  return size;
+}
+
+std::string EncodedConversation::Body() const {
+  std::string body;
+  body.reserve(BodySize());
+  for (const Part& part : parts) body += BytesOf(part);
+  return body;
+}
+
+void EncodedConversation::Join() {
+  if (parts.size() < 2) return;
+  // One copy of the body, exactly sized: `parts = {Body()}` made a second
+  // (the initializer list is copied from), and a run joins every turn.
+  std::string body = Body();
+  parts.clear();
+  parts.push_back(std::move(body));
+}
+
 Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view model_name,
                                config::ReplayReasoning replay, EncodedConversation& conversation) {
   // Streamed, not built as a document first: a late turn carries every
   // earlier tool result, and copying it into a tree costs as much again.
   const std::uint64_t head = HeadFingerprint(request, model_name, replay);
   const std::size_t reused = ReusableMessages(request, replay, head, conversation);
-  EncodedConversation next{std::move(conversation.parts), head, std::move(conversation.shapes)};
-  conversation = {};
+  EncodedConversation next;
+  next.parts = std::move(conversation.parts);
+  next.head = head;
+  next.shapes = std::move(conversation.shapes);
+  conversation.parts.clear();
+  conversation.shapes.clear();
   if (reused > 0) {
     // The closing "]}" goes after the new messages.
     std::string& last = std::get<std::string>(next.parts.back());
@@ -593,7 +651,9 @@ Result<void> EncodeRequestInto(const ChatRequest& request, std::string_view mode
     }
     out.Finish(kBodyEnd);
   }
-  conversation = std::move(next);
+  conversation.parts = std::move(next.parts);
+  conversation.head = next.head;
+  conversation.shapes = std::move(next.shapes);
   return {};
 }
 

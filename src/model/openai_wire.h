@@ -6,14 +6,49 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "config/config.h"
 #include "core/result.h"
 #include "model/chat_model.h"
 
 namespace diagd::model::wire {
+
+// The form a request body carries a message's shared text in
+// (SharedText::HeldAs): a JSON string, quotes included, exactly sized;
+// bytes that are not UTF-8 are replaced by U+FFFD, as in any other text.
+extern const SharedText::Form kJsonString;
+
+// The OpenAI client's record of a conversation between two of its calls
+// (Conversation::State): the last request body, in parts, so that the next
+// call encodes only the messages added since as one more part; nothing
+// already encoded is copied again.
+struct EncodedConversation final : Conversation::State {
+  // Bytes the encoding wrote, or a shared text in its written form, shared
+  // with the message (kJsonString).
+  using Part = std::variant<std::string, std::shared_ptr<const std::string>>;
+  static std::string_view BytesOf(const Part& part);
+
+  // The body is these joined: everything but the messages (up to the
+  // opening of the messages array, which comes last), then the messages
+  // each call added, each shared text a part of its own; the last part is
+  // written, not shared, and ends with the closing "]}". The client may
+  // join parts (it keeps a short body in one).
+  std::vector<Part> parts;
+  std::uint64_t head = 0;             // what the body holds besides the messages
+  std::vector<std::uint64_t> shapes;  // one per message encoded, to notice an edit
+
+  std::size_t BodySize() const;
+  std::string Body() const;
+  // The body in one written part (a short one, which curl sends with the
+  // headers).
+  void Join();
+};
 
 // The body of `POST {base_url}/chat/completions` for `request`, addressed to
 // `model_name`. INVALID_ARGUMENT when a tool's parameters schema is not a

@@ -20,47 +20,37 @@ std::size_t ItemCount(const ToolResult& result) {
                     result);
 }
 
-struct WrittenObservation {
-  std::string out;
-  std::size_t text_size = 0;  // of the JSON text, also when `out` is a literal of it
-};
-
-WrittenObservation WriteObservation(const ToolResult& result, std::size_t max_items,
-                                    std::optional<std::string_view> stop_reason,
-                                    json::JsonWriter::Form form) {
-  json::JsonWriter writer(1024, form);
+std::string WriteObservation(const ToolResult& result, std::size_t max_items,
+                             std::optional<std::string_view> stop_reason) {
+  json::JsonWriter writer(1024);
   writer.BeginObject();
   WriteResultMembers(result, ResultView{&ObservationWhitelist(ToolOf(result)), max_items},
                      writer);
   if (stop_reason) writer.Key("stop_required").Bool(true).Key("reason").String(*stop_reason);
   writer.EndObject();
-  std::size_t text_size = writer.text_size();
-  return {writer.Take(), text_size};
+  return writer.Take();
 }
 
-// The observation in `form`, bounded by the size of its text.
+// The observation, bounded by its size.
 std::string BoundedObservation(const ToolResult& result, const ObservationLimits& limits,
-                               std::optional<std::string_view> stop_reason,
-                               json::JsonWriter::Form form) {
-  auto fits = [&](const WrittenObservation& written) {
-    return written.text_size <= limits.max_bytes;
-  };
+                               std::optional<std::string_view> stop_reason) {
+  auto fits = [&](const std::string& written) { return written.size() <= limits.max_bytes; };
   std::size_t items = ItemCount(result);
-  WrittenObservation whole = WriteObservation(result, items, stop_reason, form);
-  if (fits(whole) || items == 0) return std::move(whole.out);
+  std::string whole = WriteObservation(result, items, stop_reason);
+  if (fits(whole) || items == 0) return whole;
   // Too large: keep the most items that fit (binary search over the item
   // count; the size grows with it). Which ones: ResultView.
   std::size_t low = 0, high = items;
   while (low < high) {
     std::size_t mid = (low + high + 1) / 2;
-    if (fits(WriteObservation(result, mid, stop_reason, form))) {
+    if (fits(WriteObservation(result, mid, stop_reason))) {
       low = mid;
     } else {
       high = mid - 1;
     }
   }
   if (low == items) low = items - 1;  // the full list did not fit
-  return WriteObservation(result, low, stop_reason, form).out;
+  return WriteObservation(result, low, stop_reason);
 }
 
 boost::json::array AllowedGains() { return {"GAINED", "NO_GAIN"}; }
@@ -81,16 +71,7 @@ const std::vector<std::string_view>& ObservationWhitelist(ToolName tool) {
 
 std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,
                               std::optional<std::string_view> stop_reason) {
-  return BoundedObservation(result, limits, stop_reason, json::JsonWriter::Form::kDocument);
-}
-
-std::string ResultObservationLiteral(const ToolResult& result, const ObservationLimits& limits,
-                                     std::optional<std::string_view> stop_reason) {
-  std::string literal =
-      BoundedObservation(result, limits, stop_reason, json::JsonWriter::Form::kStringLiteral);
-  // Copied to its size: a run holds each one until it ends, and the writer's
-  // doubling left up to half of it spare.
-  return std::string(literal);
+  return BoundedObservation(result, limits, stop_reason);
 }
 
 std::string ErrorObservation(std::string_view tool_call_id, ToolErrorCode code,

@@ -35,12 +35,6 @@ const std::vector<std::string_view>& ObservationWhitelist(ToolName tool);
 std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,
                               std::optional<std::string_view> stop_reason = std::nullopt);
 
-// The same observation as one JSON string literal of that text, as a chat
-// request's tool message carries it (what json::AppendEscaped makes of the
-// text, made valid UTF-8 first), written in one pass.
-std::string ResultObservationLiteral(const ToolResult& result, const ObservationLimits& limits,
-                                     std::optional<std::string_view> stop_reason = std::nullopt);
-
 // {"tool_call_id", "evidence_status": "ERROR", "error_code"[, "message"]}; the
 // message (QUERY_FAILED only) must already be safe and is cut to 200 chars.
 std::string ErrorObservation(std::string_view tool_call_id, ToolErrorCode code,

@@ -40,7 +40,7 @@ TEST_F(AgentTest, NormalInvestigationEndsInADraft) {
   EXPECT_EQ(last.back().role, model::Role::kTool);
   EXPECT_EQ(last.back().tool_call_id, "call_2");
   EXPECT_TRUE(last.back().content.empty());
-  EXPECT_NE(last.back().encoded_content, nullptr) << "held as the request body sends it";
+  EXPECT_TRUE(last.back().shared_content) << "held once, however many requests carry it";
   EXPECT_EQ(requests[0].component, model::Component::kDiagnosisAgent);
   EXPECT_EQ(model::OfferedTools(requests[0]).size(), 3u);
 }

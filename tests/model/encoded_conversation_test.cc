@@ -1,10 +1,11 @@
-// A conversation's request body kept between calls (ChatRequest::encoded):
+// A conversation's request body kept between calls (ChatRequest::conversation):
 // each turn appends only its new messages, and the body is always the one a
 // whole encoding of the same request gives, byte for byte. Anything the
 // encoder can notice (an earlier message of another size, other tools,
 // another model or replay rule) makes it encode the body whole again.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
 
@@ -18,17 +19,19 @@ namespace diagd::model {
 namespace {
 
 using config::ReplayReasoning;
+using wire::EncodedConversation;
+using Written = std::shared_ptr<const std::string>;
 
 constexpr char kSchema[] =
     R"({"type":"object","properties":{"query":{"type":"string"}},"required":["query"]})";
 
 // A written part of a kept body, for tests that look into one.
-std::string& Written(EncodedConversation::Part& part) { return std::get<std::string>(part); }
+std::string& WrittenPart(EncodedConversation::Part& part) { return std::get<std::string>(part); }
 std::string_view Bytes(const EncodedConversation::Part& part) {
   return EncodedConversation::BytesOf(part);
 }
 
-ChatRequest Conversation() {
+ChatRequest NewConversation() {
   ChatRequest request;
   request.component = Component::kDiagnosisAgent;
   request.tools = MakeToolList({{"search_documents", "Search the runbooks.", kSchema}});
@@ -66,13 +69,13 @@ EncodedConversation KeptAfterOneTurn(ChatRequest& request) {
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EncodedConversation conversation;
   Grown(request, conversation);
-  Written(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
+  WrittenPart(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
                                          "kept--model");
   return conversation;
 }
 
 TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation;
   EXPECT_EQ(Grown(request, conversation), Whole(request));
   for (int n = 1; n <= 4; ++n) {
@@ -94,19 +97,19 @@ TEST(EncodedConversationTest, EachTurnsBodyIsTheWholeEncodingByteForByte) {
 }
 
 TEST(EncodedConversationTest, AppendsToTheKeptBodyRatherThanEncodingItAgain) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation;
   Grown(request, conversation);
   // A body the encoder could not have written tells whether it was kept:
   // reuse keeps its start as it is, a whole encoding would replace it.
-  Written(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
+  WrittenPart(conversation.parts[0]).replace(Bytes(conversation.parts[0]).find("agent-model"), 11,
                                          "kept--model");
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EXPECT_NE(Grown(request, conversation).find("kept--model"), std::string::npos);
 }
 
 TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgain) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation = KeptAfterOneTurn(request);
   request.messages[3].content = R"({"evidence_status":"NOT_FOUND"})";
   AddTurn(request, 2, R"({"evidence_status":"FOUND"})");
@@ -114,14 +117,14 @@ TEST(EncodedConversationTest, AnEarlierMessageOfAnotherSizeMakesTheBodyWholeAgai
 }
 
 TEST(EncodedConversationTest, FewerMessagesThanEncodedMakesTheBodyWholeAgain) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation = KeptAfterOneTurn(request);
   request.messages.resize(2);
   EXPECT_EQ(Grown(request, conversation), Whole(request));
 }
 
 TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation = KeptAfterOneTurn(request);
 
   request.tools =
@@ -141,7 +144,7 @@ TEST(EncodedConversationTest, OtherToolsModelOrReplayMakeTheBodyWholeAgain) {
 }
 
 TEST(EncodedConversationTest, EachTurnAddsOnePartAndCopiesNoEarlierOne) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation;
   Grown(request, conversation);
   ASSERT_EQ(conversation.parts.size(), 2u);  // the head; system and user, "]}"
@@ -157,66 +160,72 @@ TEST(EncodedConversationTest, EachTurnAddsOnePartAndCopiesNoEarlierOne) {
   }
 }
 
-// A tool result held encoded (Message::encoded_content, as the diagnosis
-// loop holds them) goes out as the same message in plain text would, and
-// is a part of the kept body of its own: the bytes the message holds, not
-// a copy of them.
-TEST(EncodedConversationTest, AnEncodedContentIsSentAsItsTextWouldBeAndSharedNotCopied) {
-  ChatRequest plain = Conversation();
-  ChatRequest encoded = Conversation();
+// A tool result held as shared text (Message::shared_content, as the
+// diagnosis loop holds them) goes out as the same message in plain text
+// would, and is a part of the kept body of its own: held once, in the form
+// the body carries, by its message and the body alike.
+TEST(EncodedConversationTest, ASharedTextIsSentAsPlainTextWouldBeAndHeldOnce) {
+  ChatRequest plain = NewConversation();
+  ChatRequest shared = NewConversation();
   EncodedConversation conversation;
   for (int n = 1; n <= 3; ++n) {
     const std::string result =
         R"({"line":"pool \"exhausted\"\t)" + std::string(n, 'x') + "\xFF\"}";
     AddTurn(plain, n, result);
-    AddTurn(encoded, n, "");
-    encoded.messages.back().encoded_content = EncodeContent(result);
-    EXPECT_EQ(ContentOf(encoded.messages.back()), text::SanitizeUtf8(result));
-    ASSERT_EQ(Grown(encoded, conversation), Whole(plain)) << "turn " << n;
-    EXPECT_EQ(Whole(encoded), Whole(plain)) << "turn " << n;
+    AddTurn(shared, n, "");
+    shared.messages.back().shared_content = SharedText(result);
+    ASSERT_EQ(Grown(shared, conversation), Whole(plain)) << "turn " << n;
+    EXPECT_EQ(ContentOf(shared.messages.back()), text::SanitizeUtf8(result));
+    EXPECT_EQ(Whole(shared), Whole(plain)) << "turn " << n;
   }
-  ASSERT_EQ(conversation.shapes.size(), encoded.messages.size());
-  int shared = 0;
+  ASSERT_EQ(conversation.shapes.size(), shared.messages.size());
+  int parts = 0;
   for (const auto& part : conversation.parts) {
-    if (const auto* bytes = std::get_if<SharedBytes>(&part)) {
-      ++shared;
+    if (const auto* bytes = std::get_if<Written>(&part)) {
+      ++parts;
+      // The body's part, the text's own written form, and this test's
+      // look at it through HeldAs: nothing else holds the text.
       EXPECT_EQ(bytes->use_count(), 2) << "held by its message and the body only";
     }
   }
-  EXPECT_EQ(shared, 3);
+  EXPECT_EQ(parts, 3);
   EXPECT_TRUE(std::holds_alternative<std::string>(conversation.parts.back()));
 
   // Another result of another size in place of the first: encoded whole again.
-  encoded.messages[3].encoded_content = EncodeContent(R"({"line":"replaced"})");
+  shared.messages[3].shared_content = SharedText(R"({"line":"replaced"})");
   plain.messages[3].content = R"({"line":"replaced"})";
-  EXPECT_EQ(Grown(encoded, conversation), Whole(plain));
+  EXPECT_EQ(Grown(shared, conversation), Whole(plain));
 }
 
-TEST(EncodedConversationTest, ContentOfReadsPlainAndEncodedContentAlike) {
-  Message plain{Role::kTool, "订单 \"500\"\n", {}, "call_1"};
-  Message encoded{Role::kTool, "", {}, "call_1"};
-  encoded.encoded_content = EncodeContent(plain.content);
-  EXPECT_EQ(ContentOf(plain), plain.content);
-  EXPECT_EQ(ContentOf(encoded), plain.content);
-  EXPECT_EQ(*encoded.encoded_content, R"("订单 \"500\"\n")");
-  // Encoded elsewhere, as any JSON string may be: read as JSON.
-  encoded.encoded_content = std::make_shared<const std::string>(R"("caf\u00e9 \u8ba2\u5355")");
-  EXPECT_EQ(ContentOf(encoded), "café 订单");
-  // Past the string's own buffer, sized exactly: a run holds it to its end.
-  const SharedBytes long_one = EncodeContent(std::string(1000, '"'));
+TEST(EncodedConversationTest, ASharedTextReadsTheSameBeforeAndAfterItIsWritten) {
+  const std::string text = "订单 \"500\"\n";
+  Message plain{Role::kTool, text, {}, "call_1"};
+  Message shared{Role::kTool, "", {}, "call_1"};
+  shared.shared_content = SharedText(text);
+  EXPECT_EQ(ContentOf(plain), text);
+  EXPECT_EQ(ContentOf(shared), text);
+  const Written written = shared.shared_content.HeldAs(wire::kJsonString);
+  EXPECT_EQ(*written, R"("订单 \"500\"\n")");
+  EXPECT_EQ(shared.shared_content.HeldAs(wire::kJsonString), written) << "written once";
+  EXPECT_EQ(ContentOf(shared), text);
+  EXPECT_EQ(wire::kJsonString.read(R"("caf\u00e9 \u8ba2\u5355")"), "café 订单")
+      << "any JSON string reads back";
+  // Sized exactly: a run holds it to its end.
+  const Written long_one = SharedText(std::string(1000, '"')).HeldAs(wire::kJsonString);
   EXPECT_EQ(long_one->size(), 2002u);
   EXPECT_EQ(long_one->capacity(), long_one->size());
+  EXPECT_EQ(ContentOf(Message{}), "");
 }
 
 TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   EncodedConversation conversation;
   const std::string body = Grown(request, conversation);
   conversation.Join();
   ASSERT_EQ(conversation.parts.size(), 1u);
   EXPECT_EQ(Bytes(conversation.parts.front()), body);
-  EXPECT_LE(Written(conversation.parts.front()).capacity(), body.size() + body.size() / 16)
+  EXPECT_LE(WrittenPart(conversation.parts.front()).capacity(), body.size() + body.size() / 16)
       << "joined with slack: the body is held while the model answers";
   AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND"})");
   EXPECT_EQ(Grown(request, conversation), Whole(request));
@@ -224,7 +233,7 @@ TEST(EncodedConversationTest, PartsJoinedByTheClientAreReusedAsOne) {
 }
 
 TEST(EncodedConversationTest, ABodyWithoutItsPartsIsEncodedWhole) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation;
   Grown(request, conversation);
   conversation.parts.clear();
@@ -237,7 +246,7 @@ TEST(EncodedConversationTest, ABodyWithoutItsPartsIsEncodedWhole) {
 // changed while the server runs), even a list at the same address after
 // the first was freed, gets its own tools, never the kept ones.
 TEST(EncodedConversationTest, EachToolListIsEncodedAsItIsThoughEncodingsAreKept) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   auto first = wire::EncodeRequest(request, "agent-model");
   auto again = wire::EncodeRequest(request, "agent-model");
   ASSERT_TRUE(first && again);
@@ -256,7 +265,7 @@ TEST(EncodedConversationTest, EachToolListIsEncodedAsItIsThoughEncodingsAreKept)
 }
 
 TEST(EncodedConversationTest, ABadToolSchemaFailsAndLeavesNothingToReuse) {
-  ChatRequest request = Conversation();
+  ChatRequest request = NewConversation();
   EncodedConversation conversation;
   Grown(request, conversation);
   request.tools = MakeToolList({{"search_documents", "Search the runbooks.", "[1,2]"}});
@@ -275,25 +284,28 @@ TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) 
   config.per_component[Component::kDiagnosisAgent].name = "agent-model";
   config.per_component[Component::kDiagnosisAgent].max_attempts = 1;
   OpenAiChatModel client(config, FastOptions());
-  ChatRequest request = Conversation();
-  request.encoded = std::make_shared<EncodedConversation>();
+  ChatRequest request = NewConversation();
+  request.conversation = std::make_shared<model::Conversation>();
+  auto kept = [&request]() -> const EncodedConversation& {
+    return dynamic_cast<const EncodedConversation&>(*request.conversation->state);
+  };
 
   server_.Answer("first");
   ASSERT_TRUE(client.Complete(request).has_value());
-  EXPECT_EQ(request.encoded->Body(), Whole(request));
-  EXPECT_EQ(request.encoded->parts.size(), 1u) << "a short body is kept in one part";
+  EXPECT_EQ(kept().Body(), Whole(request));
+  EXPECT_EQ(kept().parts.size(), 1u) << "a short body is kept in one part";
 
   AddTurn(request, 1, R"({"evidence_status":"FOUND"})");
   server_.FailWithStatus(400, "bad request");
   ASSERT_FALSE(client.Complete(request).has_value());
-  EXPECT_EQ(request.encoded->Body(), Whole(request));
+  EXPECT_EQ(kept().Body(), Whole(request));
 
   // A result past the size sent whole: the body goes out in parts.
   AddTurn(request, 2, R"({"evidence_status":"NOT_FOUND","events":")" +
                           std::string(http::kOneSendBodyBytes, 'e') + "\"}");
   server_.Answer("third");
   ASSERT_TRUE(client.Complete(request).has_value());
-  EXPECT_GT(request.encoded->parts.size(), 1u);
+  EXPECT_GT(kept().parts.size(), 1u);
 
   auto seen = server_.Requests();
   ASSERT_EQ(seen.size(), 3u);
@@ -301,6 +313,42 @@ TEST_F(OpenAiClientTest, AKeptConversationSendsEachTurnWholeAndGetsItsBodyBack) 
   EXPECT_EQ(seen[1].json.at("messages").as_array().size(), 4u);
   EXPECT_EQ(seen[2].body, Whole(request));
   EXPECT_EQ(seen[2].json.at("messages").as_array().size(), 6u);
+}
+
+// What another client kept in a conversation is no body to grow: the
+// client starts its own, and sends the request whole.
+TEST_F(OpenAiClientTest, AConversationKeptByAnotherClientIsStartedAfresh) {
+  struct Other final : Conversation::State {};
+  ChatRequest request = NewConversation();
+  request.conversation = std::make_shared<model::Conversation>();
+  request.conversation->state = std::make_unique<Other>();
+  server_.Answer("first");
+  ASSERT_TRUE(Client()->Complete(request).has_value());
+  ASSERT_NE(dynamic_cast<const EncodedConversation*>(request.conversation->state.get()), nullptr);
+  auto seen = server_.Requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].json.at("messages").as_array().size(), 2u);
+}
+
+// A text held in one client's form and asked for in another's is read back
+// first: each form is written from the text itself.
+TEST(EncodedConversationTest, ASharedTextHeldInOneFormIsWrittenInAnotherFromItsText) {
+  static const SharedText::Form kUpper{
+      [](std::string_view text) {
+        std::string upper(text);
+        for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return "<" + upper + ">";
+      },
+      [](std::string_view written) {
+        std::string text(written.substr(1, written.size() - 2));
+        for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return text;
+      }};
+  const SharedText text("pool exhausted");
+  EXPECT_EQ(*text.HeldAs(kUpper), "<POOL EXHAUSTED>");
+  EXPECT_EQ(text.str(), "pool exhausted");
+  EXPECT_EQ(*text.HeldAs(wire::kJsonString), R"("pool exhausted")");
+  EXPECT_EQ(text.str(), "pool exhausted");
 }
 
 }  // namespace

@@ -182,43 +182,6 @@ TEST(ResultObservation, MysqlCellsAreTypedJson) {
             R"("rows":[[42,0.5,"超时",null,"<binary 2048 bytes>"]],"truncated":false})");
 }
 
-// What a chat request carries: the observation's text as one string
-// literal, written in one pass, byte for byte the escape of the text, for
-// every tool, cut to the byte bound by the same rule and with a stop.
-TEST(ResultObservation, ItsLiteralIsTheEscapeOfItsTextForEveryToolAndBound) {
-  LogsResult logs;
-  logs.tool_call_id = "c1";
-  logs.query = "level:ERROR \"timeout\"";
-  for (int i = 0; i < 20; ++i) {
-    logs.events.push_back({"2026-11-29T10:00:00.000Z", "ERROR", "svc",
-                           "连接池 \"HikariPool-1\"\t\\ " + std::string(200, 'a' + i % 26)});
-  }
-  MysqlResult mysql;
-  mysql.tool_call_id = "c2";
-  mysql.datasource = "orders";
-  mysql.sql = "SELECT ? AS \"n\"";
-  mysql.columns = {"n", "name"};
-  mysql.rows.push_back({std::int64_t{42}, std::string("超时\n")});
-  for (ToolResult result : {ToolResult{logs}, ToolResult{mysql},
-                            ToolResult{Projected(kUpstream, "连接池耗尽")}}) {
-    Canonicalize(result, ResultLimits{});
-    for (std::size_t bound : {std::size_t{32768}, std::size_t{2000}}) {
-      for (std::optional<std::string_view> stop :
-           {std::optional<std::string_view>{}, std::optional<std::string_view>{"INFORMATION_SATURATED"}}) {
-        std::string text = ResultObservation(result, ObservationLimits{bound}, stop);
-        std::string expected;
-        json::AppendEscaped(text, expected);
-        EXPECT_EQ(ResultObservationLiteral(result, ObservationLimits{bound}, stop), expected)
-            << text;
-      }
-    }
-  }
-  // The bound cut the log result: the literal holds the same prefix.
-  ToolResult cut = logs;
-  Canonicalize(cut, ResultLimits{});
-  EXPECT_EQ(json::Parse(ResultObservation(cut, ObservationLimits{2000}))->at("truncated"), true);
-}
-
 TEST(ErrorObservation, CarriesAMessageOnlyForQueryFailedAndBoundsIt) {
   auto timeout = json::Parse(ErrorObservation("c1", ToolErrorCode::kToolTimeout, "host db1:3306"));
   EXPECT_FALSE(timeout->as_object().contains("message"));
