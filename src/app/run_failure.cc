@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "core/secrets.h"
 #include "core/text.h"
-#include "model/openai_wire.h"
 #include "release/release_messages.h"
 
 namespace diagd::app {
@@ -11,7 +11,7 @@ namespace {
 
 RunFailure Bounded(FailureReason reason, const std::string& detail) {
   // The client scrubbed its messages already; this is the store's own guard.
-  std::string clean = model::wire::ScrubCredentials(text::CollapseWhitespace(detail), {});
+  std::string clean = ScrubCredentials(text::CollapseWhitespace(detail), {});
   return {reason, text::TruncateCodePoints(clean, kMaxFailureDetailChars)};
 }
 

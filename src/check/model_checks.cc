@@ -6,6 +6,7 @@
 
 #include "check/misconfigurations.h"
 #include "core/json.h"
+#include "core/secrets.h"
 #include "core/text.h"
 #include "http/http_client.h"
 #include "model/chat_model.h"
@@ -235,7 +236,7 @@ std::vector<std::string> CompletionFacts(const model::ChatResponse& response,
 
 void Scrub(CheckItem& item, std::string_view secret) {
   for (std::string* field : {&item.name, &item.detail, &item.advice}) {
-    *field = wiring::ScrubSecret(std::move(*field), secret);
+    *field = ScrubSecret(std::move(*field), secret);
   }
 }
 
@@ -272,7 +273,7 @@ std::vector<ModelComponent> OfflineComponents(const config::ModelConfig& model) 
 }
 
 std::string EndpointName(const ModelEndpointGroup& group) {
-  return wiring::ScrubSecret(group.endpoint.name + " @ " + http::RedactUrl(group.endpoint.base_url),
+  return ScrubSecret(group.endpoint.name + " @ " + http::RedactUrl(group.endpoint.base_url),
                              group.endpoint.api_key);
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/secrets.h"
 #include "http/http_client.h"
 #include "model/openai_wire.h"
 #include "runtime/fiber.h"
@@ -164,7 +165,7 @@ Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& req
   auto fail = [&](CallError error) {
     // The last line of defence: whatever the message was built from, no
     // credential leaves this module in it.
-    error.message = wire::ScrubCredentials(
+    error.message = ScrubCredentials(
         std::string(ComponentName(request.component)) + " model call: " + error.message, secret);
     return error;
   };

@@ -111,13 +111,4 @@ std::string ProviderErrorMessage(std::string_view body, std::string_view secret)
 
 inline constexpr std::size_t kMaxProviderMessageChars = 200;
 
-// `message` with every occurrence of `secret` replaced by "***" (unchanged
-// when `secret` is empty).
-std::string ScrubSecret(std::string message, std::string_view secret);
-
-// `message` with `secret` and anything shaped like a credential replaced by
-// "***": the word after "Bearer ", and `sk-` keys (OpenAI, DeepSeek,
-// DashScope) a provider may echo back.
-std::string ScrubCredentials(std::string message, std::string_view secret);
-
 }  // namespace diagd::model::wire

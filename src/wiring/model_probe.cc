@@ -22,8 +22,4 @@ bool RefusesTools(std::string_view provider_message) {
   return model::wire::RefusesTools(provider_message);
 }
 
-std::string ScrubSecret(std::string message, std::string_view secret) {
-  return model::wire::ScrubSecret(std::move(message), secret);
-}
-
 }  // namespace diagd::wiring

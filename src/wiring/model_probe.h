@@ -32,7 +32,5 @@ std::string ProviderErrorMessage(std::string_view body, std::string_view secret)
 // Whether a provider's message says it refuses tool calling.
 bool RefusesTools(std::string_view provider_message);
 
-// `message` with every occurrence of `secret` replaced by "***".
-std::string ScrubSecret(std::string message, std::string_view secret);
 
 }  // namespace diagd::wiring
