@@ -150,6 +150,64 @@ wire::EncodedConversation& KeptBody(Conversation& conversation) {
   return kept;
 }
 
+// The POST of `conversation`'s body to the endpoint's chat completions.
+http::Request ChatCompletionsRequest(const ChatRequest& request,
+                                     const config::ModelEndpoint& endpoint,
+                                     wire::EncodedConversation& conversation,
+                                     std::size_t max_response_bytes) {
+  http::Request http_request;
+  http_request.method = "POST";
+  http_request.url = ChatCompletionsUrl(endpoint.base_url);
+  http_request.headers = {{"Content-Type", "application/json"},
+                          {"X-Diagd-Component", ComponentName(request.component)}};
+  if (!endpoint.api_key.empty()) {
+    http_request.headers.emplace_back("Authorization", "Bearer " + endpoint.api_key);
+  }
+  // A short body is kept in one part: curl then sends it with the headers,
+  // as it is, without a copy.
+  if (conversation.parts.size() > 1 && conversation.BodySize() < http::kOneSendBodyBytes) {
+    conversation.Join();
+  }
+  http_request.body_parts.reserve(conversation.parts.size());
+  for (const wire::EncodedConversation::Part& part : conversation.parts) {
+    http_request.body_parts.push_back(wire::EncodedConversation::BytesOf(part));
+  }
+  http_request.cancel = request.cancel;
+  http_request.max_response_bytes = max_response_bytes;
+  return http_request;
+}
+
+// Why a call does not wait to try again: what to add to its error's
+// message, and the failure reason when it changes.
+struct NoRetry {
+  std::string message;
+  std::optional<FailureReason> reason;
+};
+
+// How long to wait before the attempt after `attempt`: the jittered
+// backoff, or longer when the endpoint asked (Retry-After). A wait that
+// outlasts the run's deadline, or without one a Retry-After longer than a
+// call waits, ends the call instead.
+Result<milliseconds, NoRetry> RetryWait(const OpenAiClientOptions& options, const Outcome& outcome,
+                                        int attempt,
+                                        const std::optional<Clock::time_point>& deadline) {
+  milliseconds wait = Backoff(options.initial_backoff, attempt,
+                              options.jitter ? options.jitter() : RandomJitter());
+  if (outcome.retry_after) wait = std::max(wait, milliseconds(*outcome.retry_after));
+  if (deadline) {
+    if (Clock::now() + wait >= *deadline) {
+      std::string why =
+          " (no time left in the run to wait " + std::to_string(wait.count()) + " ms and try again)";
+      return Unexpected(NoRetry{std::move(why), FailureReason::kRunTimeout});
+    }
+  } else if (outcome.retry_after && *outcome.retry_after > kMaxRetryAfter) {
+    std::string why = " (it asked to wait " + std::to_string(outcome.retry_after->count()) +
+                      " s: longer than a call waits)";
+    return Unexpected(NoRetry{std::move(why), std::nullopt});
+  }
+  return wait;
+}
+
 }  // namespace
 
 OpenAiChatModel::OpenAiChatModel(config::ModelConfig config, OpenAiClientOptions options)
@@ -184,23 +242,8 @@ Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& req
     return fail(encoded.error());
   }
 
-  http::Request http_request;
-  http_request.method = "POST";
-  http_request.url = ChatCompletionsUrl(endpoint.base_url);
-  http_request.headers = {{"Content-Type", "application/json"},
-                          {"X-Diagd-Component", ComponentName(request.component)}};
-  if (!secret.empty()) http_request.headers.emplace_back("Authorization", "Bearer " + secret);
-  // A short body is kept in one part: curl then sends it with the headers,
-  // as it is, without a copy.
-  if (conversation.parts.size() > 1 && conversation.BodySize() < http::kOneSendBodyBytes) {
-    conversation.Join();
-  }
-  http_request.body_parts.reserve(conversation.parts.size());
-  for (const wire::EncodedConversation::Part& part : conversation.parts) {
-    http_request.body_parts.push_back(wire::EncodedConversation::BytesOf(part));
-  }
-  http_request.cancel = request.cancel;
-  http_request.max_response_bytes = options_.max_response_bytes;
+  http::Request http_request =
+      ChatCompletionsRequest(request, endpoint, conversation, options_.max_response_bytes);
   const milliseconds endpoint_timeout =
       options_.timeout.value_or(std::chrono::seconds(std::max(1, endpoint.timeout_seconds)));
 
@@ -240,26 +283,16 @@ Result<ChatResponse, CallError> OpenAiChatModel::Complete(const ChatRequest& req
       error.message += " (after " + std::to_string(attempt) + " attempts)";
       return fail(error);
     }
-    milliseconds wait = Backoff(options_.initial_backoff, attempt,
-                                options_.jitter ? options_.jitter() : RandomJitter());
-    if (outcome.retry_after) wait = std::max(wait, milliseconds(*outcome.retry_after));
-    if (request.deadline) {
-      // A wait that outlasts the run ends the call: the run's time is up.
-      if (Clock::now() + wait >= *request.deadline) {
-        error.message += " (no time left in the run to wait " + std::to_string(wait.count()) +
-                         " ms and try again)";
-        error.reason = FailureReason::kRunTimeout;
-        return fail(error);
-      }
-    } else if (outcome.retry_after && *outcome.retry_after > kMaxRetryAfter) {
-      error.message += " (it asked to wait " + std::to_string(outcome.retry_after->count()) +
-                       " s: longer than a call waits)";
+    auto wait = RetryWait(options_, outcome, attempt, request.deadline);
+    if (!wait) {
+      error.message += wait.error().message;
+      if (wait.error().reason) error.reason = *wait.error().reason;
       return fail(error);
     }
     if (options_.sleep) {
-      options_.sleep(wait);
+      options_.sleep(*wait);
     } else {
-      SleepUnlessCancelled(wait, request.cancel);
+      SleepUnlessCancelled(*wait, request.cancel);
     }
     if (request.cancel.stop_requested()) return fail(Error::Cancelled("the run was cancelled"));
   }
