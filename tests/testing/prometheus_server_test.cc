@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,70 @@ TEST(PrometheusServerTest, ServesTheRecordedSamples) {
   auto points = OnlySeries(*response);
   ASSERT_EQ(points.size(), 8u) << response->body;
   for (int i = 0; i < 8; ++i) EXPECT_EQ(points[kStart + 15 * i], i * i) << i;
+}
+
+// The samples of the series `head` (`name{labels}` as the recording spells
+// it) in an OpenMetrics text, by time.
+std::map<std::int64_t, double> Recorded(const std::string& openmetrics, const std::string& head) {
+  std::map<std::int64_t, double> points;
+  std::istringstream lines(openmetrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(head + " ", 0) != 0) continue;
+    std::istringstream rest(line.substr(head.size()));
+    double value = 0;
+    std::int64_t time = 0;
+    rest >> value >> time;
+    points[time] = value;
+  }
+  return points;
+}
+
+TEST(PrometheusServerTest, ServesTheDemoRecording) {
+  auto demo = DemoMetrics();
+  ASSERT_TRUE(demo) << demo.error().message;
+  DIAGD_START_PROMETHEUS(server, {.openmetrics = *demo});
+  // 09:00-10:30 every 15 s: the recording's range and step.
+  const std::int64_t end = kStart + 90 * 60 - 15;
+  const std::string pool = R"({service="payment-service",pool="HikariPool-1"})";
+  auto active = QueryRange(*server, "hikaricp_connections_active" + pool, kStart, end, 15);
+  auto max = QueryRange(*server, "hikaricp_connections_max" + pool, kStart, end, 15);
+  ASSERT_TRUE(active && max);
+  ASSERT_EQ(active->status, 200) << active->body;
+  ASSERT_EQ(max->status, 200) << max->body;
+  auto served = OnlySeries(*active);
+  EXPECT_EQ(served, Recorded(*demo, "hikaricp_connections_active" + pool));
+  ASSERT_EQ(served.size(), 360u);
+  auto limit = OnlySeries(*max);
+  ASSERT_EQ(limit.size(), 360u);
+
+  // The story of examples/demo/GROUND_TRUTH.md: a pool with room before the
+  // 10:02 release, at its maximum once the scans pile up.
+  const std::int64_t release = kStart + 62 * 60;
+  int at_max_after = 0;
+  for (const auto& [time, value] : served) {
+    if (time < release) {
+      EXPECT_LT(value, limit[time] / 2) << time;
+    }
+    if (time >= release + 5 * 60 && value == limit[time]) ++at_max_after;
+  }
+  EXPECT_GT(at_max_after, 10);
+
+  // The new query has no duration before it first ran, after the release.
+  auto p99 = QueryRange(*server,
+                        R"(mysql_query_duration_seconds{digest="PaymentRecordMapper.selectRecentByUserId"})",
+                        kStart, end, 15);
+  ASSERT_TRUE(p99);
+  ASSERT_EQ(p99->status, 200) << p99->body;
+  auto durations = OnlySeries(*p99);
+  ASSERT_FALSE(durations.empty()) << p99->body;
+  EXPECT_GT(durations.begin()->first, release);
+
+  auto names = http::Send({.method = "GET", .url = server->url() + "/api/v1/label/__name__/values"});
+  ASSERT_TRUE(names);
+  EXPECT_EQ(names->body,
+            R"({"status":"success","data":["hikaricp_connections_active","hikaricp_connections_max",)"
+            R"("http_server_error_ratio","mysql_query_duration_seconds","node_filesystem_avail_bytes",)"
+            R"("process_cpu_usage_ratio"]})");
 }
 
 TEST(PrometheusServerTest, StopRefusesConnectionsAndRestartServesTheSameData) {
