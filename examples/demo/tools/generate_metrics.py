@@ -39,6 +39,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # no __pycache__ left in the workspace
 import generate as sim  # noqa: E402  (the logs' simulation, beside this file)
 
 OUT = os.path.join(sim.DEMO, "metrics", "incident.om")
