@@ -27,7 +27,7 @@ struct MetricPoint {
 struct MetricSeries {
   // `__name__` first (when the series has one), then the others by name.
   std::vector<std::pair<std::string, std::string>> labels;
-  std::string summary;  // SeriesSummary over every point received
+  std::string summary;              // SeriesSummary over every point received
   std::vector<MetricPoint> points;  // the newest at most max_points, oldest first
 };
 
@@ -54,7 +54,7 @@ struct MetricsSettings {
   std::string url;           // required: the base of Prometheus's HTTP API
   std::string bearer_token;  // optional; a secret
   MetricsRules rules;
-  int timeout_ms = 10000;    // one query, at most (the run's deadline may cut it shorter)
+  int timeout_ms = 10000;  // one query, at most (the run's deadline may cut it shorter)
 };
 
 }  // namespace diagd::tools::metrics

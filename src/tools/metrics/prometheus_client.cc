@@ -41,6 +41,27 @@ std::int64_t UnixSeconds(WallTime time) {
   return std::chrono::floor<std::chrono::seconds>(time.time_since_epoch()).count();
 }
 
+// The evaluation times of a range query, in unix seconds.
+struct Range {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::int64_t step = 1;
+};
+
+// Prometheus evaluates at start, start + step, ... up to end, both ends
+// included: as many points as fit in the lookback, at most `max_points`,
+// the newest on `now`.
+Range RangeOf(const MetricsRequest& request, WallTime now, std::size_t max_points) {
+  Range range;
+  range.end = UnixSeconds(now);
+  range.step = std::max(request.step_seconds, 1);
+  const std::int64_t fit = std::int64_t{request.lookback_minutes} * 60 / range.step;
+  const std::int64_t points = std::clamp<std::int64_t>(
+      fit, 1, static_cast<std::int64_t>(std::max<std::size_t>(max_points, 1)));
+  range.start = range.end - (points - 1) * range.step;
+  return range;
+}
+
 std::string TrimSlash(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
@@ -56,13 +77,20 @@ Status ValidateSettings(const MetricsSettings& s) {
   if (r.default_lookback_minutes < 1 || r.max_lookback_minutes < 1) {
     return Error::InvalidArgument("tools.metrics lookback minutes must be at least 1");
   }
+  if (r.max_lookback_minutes > kMaxLookbackMinutes) {
+    return Error::InvalidArgument("tools.metrics.max_lookback_minutes must be at most " +
+                                  std::to_string(kMaxLookbackMinutes) + " (ten years)");
+  }
   if (r.default_lookback_minutes > r.max_lookback_minutes) {
     return Error::InvalidArgument(
         "tools.metrics.default_lookback_minutes must not exceed max_lookback_minutes");
   }
-  if (r.max_series < 1) return Error::InvalidArgument("tools.metrics.max_series must be at least 1");
-  if (r.max_points < 1) return Error::InvalidArgument("tools.metrics.max_points must be at least 1");
-  if (s.timeout_ms < 1) return Error::InvalidArgument("tools.metrics.timeout_ms must be at least 1");
+  if (r.max_series < 1)
+    return Error::InvalidArgument("tools.metrics.max_series must be at least 1");
+  if (r.max_points < 1)
+    return Error::InvalidArgument("tools.metrics.max_points must be at least 1");
+  if (s.timeout_ms < 1)
+    return Error::InvalidArgument("tools.metrics.timeout_ms must be at least 1");
   return {};
 }
 
@@ -108,19 +136,12 @@ Result<PrometheusClient::Answer, AdapterFailure> PrometheusClient::Get(
 Result<MetricsOutput, AdapterFailure> PrometheusClient::Query(const MetricsRequest& request,
                                                               WallTime now, MonoTime deadline,
                                                               const std::stop_token& cancel) const {
-  const std::int64_t end = UnixSeconds(now);
-  const std::int64_t step = std::max(request.step_seconds, 1);
-  // Prometheus counts both ends of the range: the points that fit in the
-  // lookback, at most max_points, the newest on `now`.
-  const std::int64_t fit = std::max<std::int64_t>(std::int64_t{request.lookback_minutes} * 60 / step, 1);
-  const auto points =
-      std::min<std::int64_t>(fit, static_cast<std::int64_t>(std::max<std::size_t>(settings_.rules.max_points, 1)));
-  const std::int64_t start = end - (points - 1) * step;
+  const Range range = RangeOf(request, now, settings_.rules.max_points);
   auto left = std::chrono::duration_cast<milliseconds>(deadline - clock_.Monotonic());
   auto server_timeout = std::clamp(left, milliseconds(1), milliseconds(settings_.timeout_ms));
   std::string path = "/api/v1/query_range?query=" + Encode(request.query) +
-                     "&start=" + std::to_string(start) + "&end=" + std::to_string(end) +
-                     "&step=" + std::to_string(step) +
+                     "&start=" + std::to_string(range.start) + "&end=" + std::to_string(range.end) +
+                     "&step=" + std::to_string(range.step) +
                      "&timeout=" + std::to_string(server_timeout.count()) + "ms";
   auto answer = Get(path, deadline, cancel);
   if (!answer) return Unexpected(answer.error());

@@ -41,8 +41,13 @@ struct MetricsCensus {
   std::size_t names = 0;  // metric names served over the range
 };
 
+// The longest lookback a configuration may allow: ten years, whose seconds
+// still fit an int.
+inline constexpr int kMaxLookbackMinutes = 10 * 365 * 24 * 60;
+
 // `url` present and http(s); lookbacks, series, points and timeout at least
-// 1; the default lookback within the maximum. Messages name the field.
+// 1; the default lookback within the maximum, the maximum within
+// kMaxLookbackMinutes. Messages name the field.
 Status ValidateSettings(const MetricsSettings& settings);
 
 class PrometheusClient {

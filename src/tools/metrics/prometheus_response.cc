@@ -94,7 +94,8 @@ MetricSeries MakeSeries(Labels labels, const std::vector<Sample>& samples, std::
   series.summary = SeriesSummary(labels, samples);
   series.labels = std::move(labels);
   for (const Sample& s : samples) {
-    if (std::isfinite(s.value)) series.points.push_back({FormatUnixSeconds(s.unix_seconds), s.value});
+    if (std::isfinite(s.value))
+      series.points.push_back({FormatUnixSeconds(s.unix_seconds), s.value});
   }
   if (series.points.size() > max_points) {
     series.points.erase(series.points.begin(),

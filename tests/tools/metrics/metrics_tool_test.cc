@@ -61,9 +61,9 @@ TEST(MetricsInputTest, AStepIsKeptWhenItFitsRaisedWhenTooFineAndLoweredToTheLook
   EXPECT_EQ(Parsed(R"({"query": "up", "step_seconds": 1})").step_seconds, 60);
   EXPECT_EQ(Parsed(R"({"query": "up", "lookback_minutes": 10, "step_seconds": 15})").step_seconds,
             15);
-  EXPECT_EQ(Parsed(R"({"query": "up", "lookback_minutes": 10, "step_seconds": 86400})")
-                .step_seconds,
-            600);
+  EXPECT_EQ(
+      Parsed(R"({"query": "up", "lookback_minutes": 10, "step_seconds": 86400})").step_seconds,
+      600);
   ExpectRejected(R"({"query": "up", "step_seconds": 0})", "input.step_seconds", "OUT_OF_RANGE");
   ExpectRejected(R"({"query": "up", "step_seconds": -15})", "input.step_seconds", "OUT_OF_RANGE");
   ExpectRejected(R"({"query": "up", "step_seconds": "15s"})", "input.step_seconds", "WRONG_TYPE");
@@ -105,12 +105,14 @@ TEST(MetricsInputTest, UnknownKeysAreRejectedByName) {
 }
 
 TEST(MetricsScopeTest, OneScopeForSpellingsOfOneQueryAndItsRange) {
-  MetricsRequest a{"sum by (pool) (hikaricp_connections_active{service=\"payment-service\", "
-                   "pool=~\"Hikari.*\"})",
-                   60, 60};
-  MetricsRequest b{"sum by(pool)(\n hikaricp_connections_active{ pool=~\"Hikari.*\",service="
-                   "\"payment-service\" } )",
-                   60, 60};
+  MetricsRequest a{
+      "sum by (pool) (hikaricp_connections_active{service=\"payment-service\", "
+      "pool=~\"Hikari.*\"})",
+      60, 60};
+  MetricsRequest b{
+      "sum by(pool)(\n hikaricp_connections_active{ pool=~\"Hikari.*\",service="
+      "\"payment-service\" } )",
+      60, 60};
   EXPECT_EQ(ScopeOf(a).identity, ScopeOf(b).identity);
   MetricsRequest other_value = a;
   other_value.query.replace(other_value.query.find("payment"), 7, "billing");

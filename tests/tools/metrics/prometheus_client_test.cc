@@ -59,10 +59,10 @@ class PrometheusClientTest : public ::testing::Test {
     settings.url = url;
     return settings;
   }
-  Result<MetricsOutput, AdapterFailure> Run(const PrometheusClient& client,
-                                            const MetricsRequest& request,
-                                            std::chrono::milliseconds within = std::chrono::seconds(10),
-                                            const std::stop_token& cancel = {}) {
+  Result<MetricsOutput, AdapterFailure> Run(
+      const PrometheusClient& client, const MetricsRequest& request,
+      std::chrono::milliseconds within = std::chrono::seconds(10),
+      const std::stop_token& cancel = {}) {
     return client.Query(request, kNow, clock_.Monotonic() + within, cancel);
   }
   AdapterFailure Failed(const Server::Response& answer, MetricsSettings settings = {}) {
@@ -78,11 +78,14 @@ class PrometheusClientTest : public ::testing::Test {
 };
 
 TEST_F(PrometheusClientTest, SendsOneGetOfTheRangeQueryWithTheBearerTokenAndNothingElse) {
-  Server server([](const Server::Request&) { return Server::Response{200, "application/json", kPoolAnswer}; });
+  Server server([](const Server::Request&) {
+    return Server::Response{200, "application/json", kPoolAnswer};
+  });
   MetricsSettings settings = Settings(server.BaseUrl() + "/");
   settings.bearer_token = "s3cret-token";
   PrometheusClient client(settings, clock_);
-  const std::string query = "max by (pool) (hikaricp_connections_active{service=\"payment-service\"}) + 0 & # x";
+  const std::string query =
+      "max by (pool) (hikaricp_connections_active{service=\"payment-service\"}) + 0 & # x";
   auto out = Run(client, {query, 60, 60});
   ASSERT_TRUE(out) << out.error().message;
 
@@ -117,7 +120,9 @@ TEST_F(PrometheusClientTest, SendsOneGetOfTheRangeQueryWithTheBearerTokenAndNoth
 }
 
 TEST_F(PrometheusClientTest, WithoutATokenNoAuthorizationAndAPathPrefixIsKept) {
-  Server server([](const Server::Request&) { return Server::Response{200, "application/json", kPoolAnswer}; });
+  Server server([](const Server::Request&) {
+    return Server::Response{200, "application/json", kPoolAnswer};
+  });
   PrometheusClient client(Settings(server.BaseUrl() + "/prometheus"), clock_);
   ASSERT_TRUE(Run(client, {"up", 10, 15}));
   auto requests = server.Requests();
@@ -130,7 +135,9 @@ TEST_F(PrometheusClientTest, WithoutATokenNoAuthorizationAndAPathPrefixIsKept) {
 }
 
 TEST_F(PrometheusClientTest, AStepThatDoesNotDivideTheLookbackStillEndsOnNow) {
-  Server server([](const Server::Request&) { return Server::Response{200, "application/json", kPoolAnswer}; });
+  Server server([](const Server::Request&) {
+    return Server::Response{200, "application/json", kPoolAnswer};
+  });
   MetricsSettings settings = Settings(server.BaseUrl());
   settings.rules.max_points = 7;
   PrometheusClient client(settings, clock_);
@@ -148,21 +155,25 @@ TEST_F(PrometheusClientTest, ABadQueryIsQueryFailedWithPrometheussMessage) {
       {400, "application/json",
        R"({"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": 1:4: parse error: unexpected end of input"})"});
   EXPECT_EQ(failure.code, ToolErrorCode::kQueryFailed);
-  EXPECT_EQ(failure.message, "invalid parameter \"query\": 1:4: parse error: unexpected end of input");
+  EXPECT_EQ(failure.message,
+            "invalid parameter \"query\": 1:4: parse error: unexpected end of input");
 }
 
 TEST_F(PrometheusClientTest, A503IsQueryFailedWithItsMessageButATimeoutIsATimeout) {
-  AdapterFailure unavailable = Failed(
-      {503, "application/json", R"({"status":"error","errorType":"unavailable","error":"TSDB not ready"})"});
+  AdapterFailure unavailable =
+      Failed({503, "application/json",
+              R"({"status":"error","errorType":"unavailable","error":"TSDB not ready"})"});
   EXPECT_EQ(unavailable.code, ToolErrorCode::kQueryFailed);
   EXPECT_EQ(unavailable.message, "TSDB not ready");
-  AdapterFailure timeout = Failed({503, "application/json",
-                                   R"({"status":"error","errorType":"timeout","error":"query timed out"})"});
+  AdapterFailure timeout =
+      Failed({503, "application/json",
+              R"({"status":"error","errorType":"timeout","error":"query timed out"})"});
   EXPECT_EQ(timeout.code, ToolErrorCode::kToolTimeout);
 }
 
 TEST_F(PrometheusClientTest, GarbageAndAProxysPageAreUnavailable) {
-  EXPECT_EQ(Failed({200, "text/html", "<html>sign in</html>"}).code, ToolErrorCode::kToolUnavailable);
+  EXPECT_EQ(Failed({200, "text/html", "<html>sign in</html>"}).code,
+            ToolErrorCode::kToolUnavailable);
   EXPECT_EQ(Failed({502, "text/plain", "Bad Gateway"}).code, ToolErrorCode::kToolUnavailable);
   Server::Response hang_up;
   hang_up.hang_up = true;
@@ -200,7 +211,9 @@ TEST_F(PrometheusClientTest, TheConfiguredTimeoutBoundsACallWhenTheDeadlineIsFar
 }
 
 TEST_F(PrometheusClientTest, NoTimeLeftSendsNothing) {
-  Server server([](const Server::Request&) { return Server::Response{200, "application/json", kPoolAnswer}; });
+  Server server([](const Server::Request&) {
+    return Server::Response{200, "application/json", kPoolAnswer};
+  });
   PrometheusClient client(Settings(server.BaseUrl()), clock_);
   auto out = client.Query({"up", 60, 60}, kNow, clock_.Monotonic() - std::chrono::seconds(1));
   ASSERT_FALSE(out);
@@ -320,6 +333,11 @@ TEST(ValidateSettingsTest, UrlIsRequiredAndTheRulesMustBeUsable) {
   MetricsSettings bad = settings;
   bad.rules.default_lookback_minutes = 2000;
   EXPECT_THAT(ValidateSettings(bad).error().message, HasSubstr("default_lookback_minutes"));
+  bad = settings;
+  bad.rules.max_lookback_minutes = kMaxLookbackMinutes + 1;
+  EXPECT_THAT(ValidateSettings(bad).error().message, HasSubstr("max_lookback_minutes"));
+  bad.rules.max_lookback_minutes = kMaxLookbackMinutes;
+  EXPECT_TRUE(ValidateSettings(bad));
   bad = settings;
   bad.rules.max_series = 0;
   EXPECT_THAT(ValidateSettings(bad).error().message, HasSubstr("max_series"));

@@ -37,9 +37,9 @@ AdapterFailure Failed(int status, const std::string& body) {
 }
 
 TEST(ReadQueryRangeTest, AMatrixGivesSeriesWithSortedLabelsPointsAndSummaries) {
-  MetricsResult result = Read(Matrix(
-      Series(R"({"service":"payment-service","__name__":"hikaricp_connections_active","pool":"HikariPool-1"})",
-             3, 3)));
+  MetricsResult result = Read(Matrix(Series(
+      R"({"service":"payment-service","__name__":"hikaricp_connections_active","pool":"HikariPool-1"})",
+      3, 3)));
   EXPECT_EQ(result.evidence_status, EvidenceStatus::kEvidenceFound);
   EXPECT_EQ(result.query, "m");
   EXPECT_EQ(result.lookback_minutes, 60);
@@ -76,7 +76,8 @@ TEST(ReadQueryRangeTest, KeepsTheFirstSeriesAndTheNewestPointsAndSaysSo) {
   rules.max_points = 4;
   std::string all;
   for (int i = 0; i < 5; ++i) {
-    all += (i ? "," : "") + Series(R"({"__name__":"m","i":")" + std::to_string(i) + "\"}", i * 100, 10);
+    all += (i ? "," : "") +
+           Series(R"({"__name__":"m","i":")" + std::to_string(i) + "\"}", i * 100, 10);
   }
   MetricsResult result = Read(Matrix(all), rules);
   EXPECT_EQ(result.returned_count, 5u);
@@ -95,9 +96,9 @@ TEST(ReadQueryRangeTest, KeepsTheFirstSeriesAndTheNewestPointsAndSaysSo) {
 }
 
 TEST(ReadQueryRangeTest, NaNAndInfinitiesAreInTheSummaryButNotInThePoints) {
-  MetricsResult result = Read(Matrix(
-      R"({"metric":{"__name__":"r"},"values":[[1795946520,"NaN"],[1795946580,"1.5"],)"
-      R"([1795946640,"+Inf"],[1795946700,"-Inf"],[1795946760,"2"]]})"));
+  MetricsResult result =
+      Read(Matrix(R"({"metric":{"__name__":"r"},"values":[[1795946520,"NaN"],[1795946580,"1.5"],)"
+                  R"([1795946640,"+Inf"],[1795946700,"-Inf"],[1795946760,"2"]]})"));
   ASSERT_EQ(result.series.size(), 1u);
   const auto& points = result.series[0].points;
   ASSERT_EQ(points.size(), 2u);
@@ -119,22 +120,24 @@ TEST(ReadQueryRangeTest, VectorAndScalarAnswersAreSeriesOfOnePoint) {
   ASSERT_EQ(scalar.series.size(), 1u);
   EXPECT_TRUE(scalar.series[0].labels.empty());
   EXPECT_EQ(scalar.series[0].points[0].value, 42);
-  EXPECT_EQ(Failed(200, R"({"status":"success","data":{"resultType":"string","result":[1,"s"]}})")
-                .code,
-            ToolErrorCode::kQueryFailed);
+  EXPECT_EQ(
+      Failed(200, R"({"status":"success","data":{"resultType":"string","result":[1,"s"]}})").code,
+      ToolErrorCode::kQueryFailed);
 }
 
 TEST(ReadQueryRangeTest, ThePromqlErrorIsQueryFailedWithTheServersOwnWordsBounded) {
   AdapterFailure bad = Failed(
-      400, R"({"status":"error","errorType":"bad_data","error":"1:5: parse error: unexpected \"}\"\nin\tquery"})");
+      400,
+      R"({"status":"error","errorType":"bad_data","error":"1:5: parse error: unexpected \"}\"\nin\tquery"})");
   EXPECT_EQ(bad.code, ToolErrorCode::kQueryFailed);
   EXPECT_EQ(bad.message, "1:5: parse error: unexpected \"}\" in query");
   AdapterFailure execution = Failed(
-      422, R"({"status":"error","errorType":"execution","error":"query processing would load too many samples into memory in query execution"})");
+      422,
+      R"({"status":"error","errorType":"execution","error":"query processing would load too many samples into memory in query execution"})");
   EXPECT_EQ(execution.code, ToolErrorCode::kQueryFailed);
   EXPECT_THAT(execution.message, HasSubstr("too many samples"));
-  AdapterFailure unavailable = Failed(
-      503, R"({"status":"error","errorType":"unavailable","error":"TSDB not ready"})");
+  AdapterFailure unavailable =
+      Failed(503, R"({"status":"error","errorType":"unavailable","error":"TSDB not ready"})");
   EXPECT_EQ(unavailable.code, ToolErrorCode::kQueryFailed);
   EXPECT_EQ(unavailable.message, "TSDB not ready");
   std::string huge(5000, 'e');
@@ -144,9 +147,12 @@ TEST(ReadQueryRangeTest, ThePromqlErrorIsQueryFailedWithTheServersOwnWordsBounde
 }
 
 TEST(ReadQueryRangeTest, TheServersOwnTimeoutIsATimeout) {
-  EXPECT_EQ(Failed(503, R"({"status":"error","errorType":"timeout","error":"query timed out in expression evaluation"})")
-                .code,
-            ToolErrorCode::kToolTimeout);
+  EXPECT_EQ(
+      Failed(
+          503,
+          R"({"status":"error","errorType":"timeout","error":"query timed out in expression evaluation"})")
+          .code,
+      ToolErrorCode::kToolTimeout);
 }
 
 TEST(ReadQueryRangeTest, AnythingButPrometheusJsonIsUnavailable) {

@@ -19,9 +19,9 @@
 namespace diagd::tools::metrics {
 namespace {
 
+using diagd::testing::PrometheusServerOptions;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using diagd::testing::PrometheusServerOptions;
 
 // The demo workspace's clock: the recording ends here.
 const WallTime kNow = *ParseRfc3339("2026-11-29T10:30:00Z");
@@ -104,7 +104,8 @@ TEST_F(RealPrometheusTest, TheDemoPoolSeriesSummaryIsWhatTheRecordingSays) {
   auto demo = diagd::testing::DemoMetrics();
   ASSERT_TRUE(demo) << demo.error().ToString();
   DIAGD_START_PROMETHEUS(server, {.openmetrics = *demo});
-  MetricsRequest request = Request(R"j({"query": "hikaricp_connections_active{service=\"payment-service\"}", "lookback_minutes": 90})j");
+  MetricsRequest request = Request(
+      R"j({"query": "hikaricp_connections_active{service=\"payment-service\"}", "lookback_minutes": 90})j");
   ASSERT_EQ(request.step_seconds, 90);
   auto out = Run(Client(server->url()), request);
   ASSERT_TRUE(out) << out.error().message << "\n" << server->Log();
@@ -129,9 +130,8 @@ TEST_F(RealPrometheusTest, TheDemoPoolSeriesSummaryIsWhatTheRecordingSays) {
     EXPECT_EQ(series.points[i].value, expected[i].value) << series.points[i].time;
   }
   EXPECT_EQ(series.summary, SeriesSummary(series.labels, expected));
-  EXPECT_THAT(series.summary,
-              StartsWith("hikaricp_connections_active{pool=\"HikariPool-1\", "
-                         "service=\"payment-service\"}: first "));
+  EXPECT_THAT(series.summary, StartsWith("hikaricp_connections_active{pool=\"HikariPool-1\", "
+                                         "service=\"payment-service\"}: first "));
   EXPECT_THAT(series.summary, HasSubstr(" at 2026-11-29T10:30:00Z, min "));
   // The pool fills after the onset (10:02): that is where its largest change is.
   auto change = series.summary.substr(series.summary.rfind(" at ") + 4);
@@ -144,7 +144,8 @@ TEST_F(RealPrometheusTest, APromqlErrorIsQueryFailedInPrometheussWords) {
   ASSERT_TRUE(demo) << demo.error().ToString();
   DIAGD_START_PROMETHEUS(server, {.openmetrics = *demo});
   auto client = Client(server->url());
-  auto out = Run(client, Request(R"j({"query": "sum(rate(hikaricp_connections_active{pool=\"x\"[5m]))"})j"));
+  auto out = Run(
+      client, Request(R"j({"query": "sum(rate(hikaricp_connections_active{pool=\"x\"[5m]))"})j"));
   ASSERT_FALSE(out);
   EXPECT_EQ(out.error().code, ToolErrorCode::kQueryFailed);
   EXPECT_THAT(out.error().message, HasSubstr("parse error"));
@@ -244,7 +245,8 @@ TEST_F(RealPrometheusTest, ASubqueryBombOverTheSampleLimitIsQueryFailedInPrometh
 TEST_F(RealPrometheusTest, TheServersOwnQueryTimeoutIsATimeout) {
   auto demo = diagd::testing::DemoMetrics();
   ASSERT_TRUE(demo) << demo.error().ToString();
-  DIAGD_START_PROMETHEUS(server, {.openmetrics = *demo, .query_timeout = std::chrono::milliseconds(100)});
+  DIAGD_START_PROMETHEUS(server,
+                         {.openmetrics = *demo, .query_timeout = std::chrono::milliseconds(100)});
   auto started = clock_.Monotonic();
   auto out = Run(Client(server->url()), Request(kBomb));
   ASSERT_FALSE(out);
@@ -261,7 +263,8 @@ TEST_F(RealPrometheusTest, TheLongestQueryIsSentWholeAndAnswered) {
   std::string head = "hikaricp_connections_active{pool=~\"HikariPool-1";
   std::string tail = "\"}";
   std::string query = head;
-  for (int i = 0; query.size() + tail.size() < kMaxQueryChars; ++i) query += "|p" + std::to_string(i);
+  for (int i = 0; query.size() + tail.size() < kMaxQueryChars; ++i)
+    query += "|p" + std::to_string(i);
   query.resize(kMaxQueryChars - tail.size());
   if (query.back() == '|') query.back() = 'x';
   query += tail;
@@ -308,8 +311,9 @@ TEST_F(RealPrometheusTest, CensusCountsTheDemosMetricNames) {
   EXPECT_EQ(census->names, families);
   EXPECT_GE(census->names, 6u);
   // A range before the recording began serves none.
-  auto before = Client(server->url()).Census(kNow - std::chrono::hours(48),
-                                             clock_.Monotonic() + std::chrono::seconds(5));
+  auto before =
+      Client(server->url())
+          .Census(kNow - std::chrono::hours(48), clock_.Monotonic() + std::chrono::seconds(5));
   ASSERT_TRUE(before) << before.error().message;
   EXPECT_EQ(before->names, 0u);
 }

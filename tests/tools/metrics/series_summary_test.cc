@@ -70,8 +70,8 @@ TEST(SeriesSummaryTest, NamesTheSeriesAndItsShape) {
 }
 
 TEST(SeriesSummaryTest, TheFirstOfEqualChangesWinsAndANegativeChangeKeepsItsSign) {
-  std::vector<Sample> samples = {{kOnset, 10}, {kOnset + 15, 5}, {kOnset + 30, 10},
-                                 {kOnset + 45, 5}};
+  std::vector<Sample> samples = {
+      {kOnset, 10}, {kOnset + 15, 5}, {kOnset + 30, 10}, {kOnset + 45, 5}};
   EXPECT_EQ(SeriesSummary({{"__name__", "x"}}, samples),
             "x: first 10 at 2026-11-29T10:02:00Z, last 5 at 2026-11-29T10:02:45Z, min 5, "
             "max 10, largest change -5 at 2026-11-29T10:02:15Z");
@@ -91,9 +91,9 @@ TEST(SeriesSummaryTest, AFlatSeriesChangesByZero) {
 
 TEST(SeriesSummaryTest, WithoutANameTheLabelsStandAloneAndWithoutLabelsNothingIsNamed) {
   std::vector<Sample> one = {{kOnset, 0.5}};
-  EXPECT_EQ(SeriesSummary({{"service", "gateway"}, {"route", "POST /api/v1/orders"}}, one)
-                .substr(0, 50),
-            "{service=\"gateway\", route=\"POST /api/v1/orders\"}: ");
+  EXPECT_EQ(
+      SeriesSummary({{"service", "gateway"}, {"route", "POST /api/v1/orders"}}, one).substr(0, 50),
+      "{service=\"gateway\", route=\"POST /api/v1/orders\"}: ");
   EXPECT_EQ(SeriesSummary({}, one),
             ": first 0.5 at 2026-11-29T10:02:00Z, last 0.5 at 2026-11-29T10:02:00Z, min 0.5, "
             "max 0.5, largest change none");
@@ -105,14 +105,14 @@ TEST(SeriesSummaryTest, ControlCharactersInLabelsBecomeSpacesAndNothingElseIsEsc
 }
 
 TEST(SeriesSummaryTest, NaNAndInfinitiesAreNamedAndNaNIsLeftOutOfMinMaxAndChange) {
-  std::vector<Sample> samples = {{kOnset, std::nan("")}, {kOnset + 15, 1},
-                                 {kOnset + 30, std::nan("")}, {kOnset + 45, 4},
-                                 {kOnset + 60, 2}, {kOnset + 75, std::nan("")}};
+  std::vector<Sample> samples = {
+      {kOnset, std::nan("")}, {kOnset + 15, 1}, {kOnset + 30, std::nan("")},
+      {kOnset + 45, 4},       {kOnset + 60, 2}, {kOnset + 75, std::nan("")}};
   EXPECT_EQ(SeriesSummary({{"__name__", "r"}}, samples),
             "r: first NaN at 2026-11-29T10:02:00Z, last NaN at 2026-11-29T10:03:15Z, min 1, "
             "max 4, largest change -2 at 2026-11-29T10:03:00Z");
-  std::vector<Sample> infinite = {{kOnset, 1}, {kOnset + 15, kInf}, {kOnset + 30, kInf},
-                                  {kOnset + 45, -kInf}};
+  std::vector<Sample> infinite = {
+      {kOnset, 1}, {kOnset + 15, kInf}, {kOnset + 30, kInf}, {kOnset + 45, -kInf}};
   EXPECT_EQ(SeriesSummary({{"__name__", "r"}}, infinite),
             "r: first 1 at 2026-11-29T10:02:00Z, last -Inf at 2026-11-29T10:02:45Z, min -Inf, "
             "max +Inf, largest change +Inf at 2026-11-29T10:02:15Z");
