@@ -125,6 +125,19 @@ TEST(MetricsScopeTest, OneScopeForSpellingsOfOneQueryAndItsRange) {
   EXPECT_NE(ScopeOf(a).identity, ScopeOf(coarser).identity);
 }
 
+TEST(MetricsScopeTest, InputsThatRunAlikeShareAScope) {
+  // A step raised to fit and a lookback clamped to the maximum are what ran.
+  EXPECT_EQ(ScopeOf(Parsed(R"({"query": "up", "step_seconds": 1})")).identity,
+            ScopeOf(Parsed(R"({"query": "up", "step_seconds": 30})")).identity);
+  EXPECT_EQ(ScopeOf(Parsed(R"({"query": "up", "lookback_minutes": 99999})")).identity,
+            ScopeOf(Parsed(R"({"query": "up", "lookback_minutes": 1440})")).identity);
+  EXPECT_EQ(ScopeOf(Parsed(R"({"query": "up"})")).identity,
+            ScopeOf(Parsed(R"({"query": "up", "lookback_minutes": 60, "step_seconds": 60})"))
+                .identity);
+  EXPECT_NE(ScopeOf(Parsed(R"({"query": "up", "step_seconds": 60})")).identity,
+            ScopeOf(Parsed(R"({"query": "up", "step_seconds": 61})")).identity);
+}
+
 TEST(MetricsScopeTest, SummaryIsTheQueryCutShortWithItsLookback) {
   EXPECT_EQ(ScopeOf({"up{job=\"x\"}", 60, 60}).summary, "up{job=\"x\"} (60m)");
   Scope scope = ScopeOf({std::string(300, 'q'), 30, 30});
