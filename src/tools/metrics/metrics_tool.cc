@@ -32,8 +32,8 @@ InputResult<MetricsRequest> ParseInput(const boost::json::object& input,
   if (!step) return Unexpected(step.error());
   if (*step && **step < 1) return InputFailure(InputField("step_seconds"), "OUT_OF_RANGE");
   const int least = MinimumStepSeconds(static_cast<int>(minutes), rules.max_points);
-  // A step longer than the lookback would ask for a range of one point: the
-  // lookback itself says that as well, in one spelling.
+  // A step longer than the lookback gives one point, as a step of the whole
+  // lookback does: one spelling for that range (and its seconds fit an int).
   std::int64_t seconds = std::clamp<std::int64_t>(step->value_or(least), least,
                                                   std::max<std::int64_t>(minutes * 60, least));
   return MetricsRequest{std::move(*query), static_cast<int>(minutes), static_cast<int>(seconds)};
