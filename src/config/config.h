@@ -170,11 +170,25 @@ struct DatasourceConfig {
   int max_cell_chars = 1000;
 };
 
+// [tools.metrics]: query_metrics over anything that serves Prometheus's
+// HTTP query API. The tool is offered only where this table is present.
+struct MetricsToolConfig {
+  std::string url;           // http(s), required
+  std::string bearer_token;  // a secret; sent as `Authorization: Bearer`
+  int default_lookback_minutes = 60;  // <= max_lookback_minutes
+  int max_lookback_minutes = 1440;    // at most ten years
+  int max_series = 10;
+  int max_points = 60;  // per series
+  int timeout_ms = 10000;
+};
+inline constexpr int kMaxMetricsLookbackMinutes = 10 * 365 * 24 * 60;
+
 struct ToolsConfig {
   int max_attempts = 2;  // 1..5
   DocumentsToolConfig documents;
   LogsToolConfig logs;
   std::vector<DatasourceConfig> datasources;  // sorted by name
+  std::optional<MetricsToolConfig> metrics;
 };
 
 struct Config {

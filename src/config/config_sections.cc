@@ -169,6 +169,20 @@ void ReadRoot(TableReader root, FileSettings& out) {
 
 }  // namespace
 
+void ReadMetrics(TableReader metrics, MetricsToolConfig& out) {
+  // "prometheus" names the API (Prometheus, VictoriaMetrics, Thanos serve it).
+  metrics.ReadChoice("backend", {"prometheus"});
+  metrics.Read("url", out.url, CheckOptionalHttpUrl);
+  metrics.Read("bearer_token", out.bearer_token, CheckSecret);
+  metrics.Read("default_lookback_minutes", out.default_lookback_minutes, 1,
+               kMaxMetricsLookbackMinutes);
+  metrics.Read("max_lookback_minutes", out.max_lookback_minutes, 1, kMaxMetricsLookbackMinutes);
+  metrics.Read("max_series", out.max_series, 1, 1000);
+  metrics.Read("max_points", out.max_points, 1, 10000);
+  metrics.Read("timeout_ms", out.timeout_ms);
+  metrics.RejectUnknownKeys();
+}
+
 void ReadTools(TableReader tools, ToolsConfig& out) {
   tools.Read("max_attempts", out.max_attempts, 1, 5);
   if (auto documents = tools.Table("documents")) ReadDocuments(*documents, out.documents);
@@ -179,6 +193,7 @@ void ReadTools(TableReader tools, ToolsConfig& out) {
     }
     mysql->RejectUnknownKeys();
   }
+  if (auto metrics = tools.Table("metrics")) ReadMetrics(*metrics, out.metrics.emplace());
   tools.RejectUnknownKeys();
 }
 

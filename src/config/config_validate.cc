@@ -8,16 +8,18 @@
 namespace diagd::config::internal {
 namespace {
 
-constexpr char kDefaultLookback[] = "tools.logs.default_lookback_minutes";
-constexpr char kMaxLookback[] = "tools.logs.max_lookback_minutes";
 constexpr char kMaxRunSeconds[] = "harness.max_run_seconds";
 constexpr char kCanonicalTtl[] = "storage.canonical_ttl_seconds";
 constexpr char kDocumentsBackend[] = "tools.documents.backend";
 
-void CheckLookback(const LogsToolConfig& logs, const KeyLocations& at, Problems& problems) {
-  if (logs.default_lookback_minutes <= logs.max_lookback_minutes) return;
-  std::string default_text = std::to_string(logs.default_lookback_minutes);
-  std::string max_text = std::to_string(logs.max_lookback_minutes);
+// A tool's default lookback within its maximum; `tool` is "logs" or "metrics".
+void CheckLookback(const std::string& tool, int default_minutes, int max_minutes,
+                   const KeyLocations& at, Problems& problems) {
+  if (default_minutes <= max_minutes) return;
+  const std::string kDefaultLookback = "tools." + tool + ".default_lookback_minutes";
+  const std::string kMaxLookback = "tools." + tool + ".max_lookback_minutes";
+  std::string default_text = std::to_string(default_minutes);
+  std::string max_text = std::to_string(max_minutes);
   if (at.Has(kDefaultLookback)) {
     problems.Add(at.Label(kDefaultLookback), std::string("must not exceed ") + kMaxLookback + " (" +
                                                  max_text + "), got " + default_text);
@@ -50,11 +52,24 @@ void CheckDocumentsUrl(const DocumentsToolConfig& documents, const KeyLocations&
                "\"http\" requires tools.documents.url (an http:// or https:// URL)");
 }
 
+void CheckMetricsUrl(const ToolsConfig& tools, const KeyLocations& at, Problems& problems) {
+  if (!tools.metrics || !tools.metrics->url.empty()) return;
+  problems.Add(at.Label("tools.metrics"),
+               "requires url (the http:// or https:// base of the Prometheus query API)");
+}
+
 }  // namespace
 
 Status CheckCrossKeyRules(const Config& config, const KeyLocations& locations) {
   Problems problems;
-  CheckLookback(config.tools.logs, locations, problems);
+  const ToolsConfig& tools = config.tools;
+  CheckLookback("logs", tools.logs.default_lookback_minutes, tools.logs.max_lookback_minutes,
+                locations, problems);
+  if (tools.metrics) {
+    CheckLookback("metrics", tools.metrics->default_lookback_minutes,
+                  tools.metrics->max_lookback_minutes, locations, problems);
+  }
+  CheckMetricsUrl(tools, locations, problems);
   CheckRunFitsTtl(config, locations, problems);
   CheckDocumentsUrl(config.tools.documents, locations, problems);
   return problems.ToStatus();

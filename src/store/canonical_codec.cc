@@ -19,9 +19,11 @@ constexpr ToolErrorCode kErrorCodes[] = {ToolErrorCode::kToolUnavailable,
 
 const char* NameOf(tools::ToolName tool) { return tool.c_str(); }
 
-// The registered tool named by the next string, or a failed read.
-tools::ToolName ReadTool(ByteReader& r) {
+// The registered tool named by the next string, or a failed read. The
+// empty name of a record built without a tool reads back as it was written.
+tools::ToolName ReadTool(ByteReader& r, bool empty_allowed) {
   std::string name = r.String();
+  if (empty_allowed && name.empty()) return tools::ToolName();
   auto tool = tools::ParseToolName(name);
   if (!tool) r.Fail();
   return tool.value_or(tools::ToolName());
@@ -67,7 +69,7 @@ Result<CanonicalRecord> DecodeCanonicalRecord(std::string_view bytes) {
   CanonicalRecord record;
   record.run_id = r.String();
   record.tool_call_id = r.String();
-  record.tool = ReadTool(r);
+  record.tool = ReadTool(r, /*empty_allowed=*/true);
   record.request_json = r.String();
   record.raw_response = r.String();
   record.raw_response_truncated = r.Bool();
@@ -75,7 +77,7 @@ Result<CanonicalRecord> DecodeCanonicalRecord(std::string_view bytes) {
   record.scope.summary = r.String();
   if (r.Bool()) record.error_code = r.Named(kErrorCodes, tools::ToolErrorCodeString);
   record.error_message = r.String();
-  tools::ToolName result_tool = ReadTool(r);
+  tools::ToolName result_tool = ReadTool(r, /*empty_allowed=*/false);
   tools::RegisteredTools::ForEach([&](auto face) {
     using Face = decltype(face);
     if (r.ok() && Face::kName == result_tool) record.result = Face::DecodeResult(r);

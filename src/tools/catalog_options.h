@@ -3,7 +3,10 @@
 // Built by tool_settings.h; each tool's face reads its own member.
 #pragma once
 
+#include <optional>
+
 #include "tools/logs/logs_types.h"
+#include "tools/metrics/metrics_types.h"
 #include "tools/mysql/mysql_types.h"
 
 namespace diagd::tools {
@@ -11,6 +14,7 @@ namespace diagd::tools {
 struct CatalogOptions {
   logs::LogsRules logs;
   mysql::MysqlRules mysql;
+  std::optional<metrics::MetricsRules> metrics;  // set where [tools.metrics] is configured
   bool english = false;  // descriptions in English instead of Chinese
 };
 

@@ -36,6 +36,8 @@ struct ResultLimits {
   std::size_t max_message_chars = 2000;
   std::size_t max_rows = 30;
   std::size_t max_cell_chars = 1000;
+  std::size_t max_series = 10;
+  std::size_t max_points = 60;  // per series
 };
 
 // A view of a result is a list of its keys: the canonical view (what the

@@ -14,6 +14,7 @@
 
 #include "tools/documents/documents_tool.h"
 #include "tools/logs/logs_tool.h"
+#include "tools/metrics/metrics_tool.h"
 #include "tools/mysql/mysql_tool.h"
 #include "tools/tool_face.h"
 
@@ -33,7 +34,8 @@ struct ToolList {
 };
 
 // The one registration line.
-using RegisteredTools = ToolList<documents::SearchDocuments, logs::QueryLogs, mysql::QueryMysql>;
+using RegisteredTools =
+    ToolList<documents::SearchDocuments, logs::QueryLogs, mysql::QueryMysql, metrics::QueryMetrics>;
 
 inline constexpr const auto& kAllTools = RegisteredTools::kNames;
 

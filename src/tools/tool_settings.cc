@@ -16,8 +16,21 @@ CatalogOptions CatalogOptionsFrom(const config::Config& config,
     bool sqlite = datasource.url.rfind("sqlite:", 0) == 0;
     options.mysql.dialects.push_back(sqlite ? "SQLite" : "MySQL");
   }
+  if (config.tools.metrics) options.metrics = MetricsSettingsFrom(*config.tools.metrics).rules;
   options.english = config.language == config::Language::kEn;
   return options;
+}
+
+metrics::MetricsSettings MetricsSettingsFrom(const config::MetricsToolConfig& config) {
+  metrics::MetricsSettings settings;
+  settings.url = config.url;
+  settings.bearer_token = config.bearer_token;
+  settings.rules.default_lookback_minutes = config.default_lookback_minutes;
+  settings.rules.max_lookback_minutes = config.max_lookback_minutes;
+  settings.rules.max_series = static_cast<std::size_t>(config.max_series);
+  settings.rules.max_points = static_cast<std::size_t>(config.max_points);
+  settings.timeout_ms = config.timeout_ms;
+  return settings;
 }
 
 BoundaryOptions BoundaryOptionsFrom(const config::Config& config) {
@@ -45,6 +58,11 @@ BoundaryOptions BoundaryOptionsFrom(const config::Config& config) {
   options.limits.max_excerpt_chars = static_cast<std::size_t>(tools.documents.max_excerpt_chars);
   options.limits.max_events = static_cast<std::size_t>(tools.logs.max_events);
   options.limits.max_message_chars = static_cast<std::size_t>(tools.logs.max_message_chars);
+  if (tools.metrics) {
+    options.timeouts[metrics::kQueryMetrics] = std::chrono::milliseconds(tools.metrics->timeout_ms);
+    options.limits.max_series = static_cast<std::size_t>(tools.metrics->max_series);
+    options.limits.max_points = static_cast<std::size_t>(tools.metrics->max_points);
+  }
   return options;
 }
 

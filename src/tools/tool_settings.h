@@ -21,4 +21,7 @@ CatalogOptions CatalogOptionsFrom(const config::Config& config,
 // datasource's own (smaller) bound is enforced by its backend.
 BoundaryOptions BoundaryOptionsFrom(const config::Config& config);
 
+// What query_metrics' backend is opened with.
+metrics::MetricsSettings MetricsSettingsFrom(const config::MetricsToolConfig& config);
+
 }  // namespace diagd::tools

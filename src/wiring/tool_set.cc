@@ -4,6 +4,7 @@
 #include "tools/documents/http_documents_adapter.h"
 #include "tools/documents/local_documents_adapter.h"
 #include "tools/logs/local_logs_adapter.h"
+#include "tools/metrics/metrics_adapter.h"
 #include "tools/mysql/mysql_adapter.h"
 #include "tools/tool_settings.h"
 
@@ -92,6 +93,13 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
   set->adapters.push_back(std::move(*logs));
   set->adapters.push_back(std::move(*mysql));
 
+  if (config.tools.metrics) {
+    auto metrics = OpenMetricsAdapter(config, clock);
+    if (!metrics) return KeyError("tools.metrics", metrics.error());
+    adapters.emplace(tools::metrics::kQueryMetrics, metrics->get());
+    set->adapters.push_back(std::move(*metrics));
+  }
+
   // A long-running server sees topic files added (or removed) while it
   // runs: the catalog lists them again at most every few seconds. The
   // adapter outlives the catalog (both belong to the set).
@@ -102,6 +110,13 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
   set->boundary = std::make_unique<tools::ToolBoundary>(
       std::move(adapters), *set->canonical_store, clock, tools::BoundaryOptionsFrom(config));
   return set;
+}
+
+Result<std::unique_ptr<tools::metrics::MetricsAdapter>> OpenMetricsAdapter(
+    const config::Config& config, const Clock& clock) {
+  if (!config.tools.metrics) return Unexpected(Error::FailedPrecondition("tools.metrics is not configured"));
+  return tools::metrics::MetricsAdapter::Open(tools::MetricsSettingsFrom(*config.tools.metrics),
+                                              config.now, clock);
 }
 
 }  // namespace diagd::wiring

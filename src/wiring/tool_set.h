@@ -20,6 +20,7 @@
 #include "tools/canonical_store.h"
 #include "tools/documents/local_documents_adapter.h"
 #include "tools/logs/local_logs_adapter.h"
+#include "tools/metrics/metrics_adapter.h"
 #include "tools/tool_adapter.h"
 #include "tools/tool_boundary.h"
 #include "tools/tool_catalog.h"
@@ -53,6 +54,10 @@ Result<std::unique_ptr<tools::documents::LocalDocumentsAdapter>> OpenLocalDocume
     const config::Config& config, const Clock& clock,
     std::chrono::milliseconds refresh_interval = std::chrono::milliseconds(2000));
 Result<std::unique_ptr<tools::logs::LocalLogsAdapter>> OpenLocalLogsAdapter(
+    const config::Config& config, const Clock& clock);
+// query_metrics' backend, where [tools.metrics] is configured (otherwise
+// FAILED_PRECONDITION); its client takes the census `diagd check` reports.
+Result<std::unique_ptr<tools::metrics::MetricsAdapter>> OpenMetricsAdapter(
     const config::Config& config, const Clock& clock);
 
 }  // namespace diagd::wiring

@@ -10,6 +10,8 @@
 
 namespace diagd::tools::metrics {
 
+inline constexpr ToolName kQueryMetrics{"query_metrics"};
+
 // A query as it runs: the lookback and step after defaulting, clamping and
 // raising (ParseInput), so the scope and the record name what was asked of
 // the server.
