@@ -1,5 +1,7 @@
 // The metrics a run asks for (query_metrics, when it is offered), once the
-// logs have shown where the failure is: few and deterministic.
+// logs have shown where the failure is and the change record was looked
+// for (metrics corroborate a cause; they never find one): few and
+// deterministic.
 //   1. every series of the suspected components, `{service=~"a|b"}`: the
 //      topics of the failing chain (else those the question names), where
 //      metrics carry a `service` label named like the log topics;

@@ -512,8 +512,14 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     plan.push_back(Docs(DocQueryFor(*deepest, state.lang)));
   }
   if (state.offers_logs) AddRunbookTopicQueries(state, analysis, file, plan);
-  // What the metrics show of the components the logs point at, before the
-  // change record: it may say what strained first.
+  if (!file.hops.empty() && state.offers_mysql) {
+    AddSqlCandidates(file, true, plan);
+    AddResourceCandidates(state, file, plan);
+  }
+  if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
+  // What the metrics show of the components the logs point at: after every
+  // step that may find the cause (metrics only corroborate one), before
+  // the runbooks for the other links and the business tables.
   if (auto metrics = NextMetricsQuery(state, analysis, file)) {
     Candidate c;
     c.tool = ToolKind::kMetrics;
@@ -521,11 +527,6 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     c.input.lookback = metrics->lookback_minutes;
     plan.push_back(std::move(c));
   }
-  if (!file.hops.empty() && state.offers_mysql) {
-    AddSqlCandidates(file, true, plan);
-    AddResourceCandidates(state, file, plan);
-  }
-  if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
   if (state.offers_documents) {
     for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
       plan.push_back(Docs(DocQueryFor(file.hops[*it], state.lang)));

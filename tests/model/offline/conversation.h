@@ -65,12 +65,7 @@ class Conversation {
     Message answer = Ask();
     ToolCall call = answer.tool_calls.empty() ? ToolCall{} : answer.tool_calls.front();
     request_.messages.push_back(answer);
-    std::string observation = observation_template;
-    for (std::size_t at = observation.find("$ID"); at != std::string::npos;
-         at = observation.find("$ID")) {
-      observation.replace(at, 3, call.id);
-    }
-    request_.messages.push_back({Role::kTool, observation, {}, call.id});
+    request_.messages.push_back({Role::kTool, WithId(observation_template, call.id), {}, call.id});
     return call;
   }
 
@@ -93,12 +88,7 @@ class Conversation {
       if (answer.tool_calls.empty()) return answer;
       request_.messages.push_back(answer);
       const ToolCall& call = answer.tool_calls.front();
-      std::string observation = tools(call);
-      for (std::size_t at = observation.find("$ID"); at != std::string::npos;
-           at = observation.find("$ID")) {
-        observation.replace(at, 3, call.id);
-      }
-      request_.messages.push_back({Role::kTool, observation, {}, call.id});
+      request_.messages.push_back({Role::kTool, WithId(tools(call), call.id), {}, call.id});
     }
     return Ask();
   }
@@ -122,6 +112,15 @@ class Conversation {
   }
 
  private:
+  // An observation template with "$ID" replaced by the call's id.
+  static std::string WithId(std::string observation, const std::string& id) {
+    for (std::size_t at = observation.find("$ID"); at != std::string::npos;
+         at = observation.find("$ID")) {
+      observation.replace(at, 3, id);
+    }
+    return observation;
+  }
+
   ChatRequest request_;
 };
 
