@@ -242,6 +242,12 @@ std::string DescribeSignal(const InvestigationState& state, const CaseFile& file
   const char* kind_zh = signal.kind == SignalKind::kSaturation ? "饱和度"
                         : signal.kind == SignalKind::kLatency  ? "延迟"
                                                                : "错误率";
+  if (signal.before.empty()) {
+    return en ? what + " (" + kind_en + ") appears only from " + signal.began +
+                    " (no samples before it), at about " + signal.after + limit + when
+              : what + kind_zh + "自 " + signal.began + " 起才出现（此前没有采样），约 " +
+                    signal.after + limit + when;
+  }
   if (en) {
     return what + " (" + kind_en + ") rose from about " + signal.before + " to " + signal.after +
            " from " + signal.began + limit + when;

@@ -64,7 +64,8 @@ double Quantile(std::vector<double> values, double q) {
 
 struct Rise {
   std::string began;
-  double before = 0, after = 0;
+  std::optional<double> before;  // nothing: the series had no samples before
+  double after = 0;
 };
 
 // The points before the onset (the series' level before the failure), or
@@ -114,6 +115,24 @@ std::optional<Rise> RiseInSummary(const SeriesSummary& summary) {
   if (!change || !low || !high || !first || !last || *change <= 0 || *high <= *low) return std::nullopt;
   if (*change < 0.5 * (*high - *low)) return std::nullopt;
   return Rise{summary.change_time, *first, *last};
+}
+
+// A series that begins only with the failure, while the result reaches
+// back before it (another series has points from before the onset): what
+// it measures did not happen before (a new query's latency).
+std::optional<Rise> Appeared(const CallRecord& call, const SeriesItem& series,
+                             const std::string& onset) {
+  if (onset.empty() || series.points.empty()) return std::nullopt;
+  std::string cut = MinusMinutes(onset, kSignalToleranceMinutes);
+  std::string began = SortableTime(series.points.front().first);
+  bool window_before = std::any_of(call.series.begin(), call.series.end(), [&](const SeriesItem& s) {
+    return !s.points.empty() && SortableTime(s.points.front().first) < cut;
+  });
+  if (!window_before || began < cut || began > MinusMinutes(onset, -kSignalToleranceMinutes))
+    return std::nullopt;
+  std::vector<double> values;
+  for (const auto& point : series.points) values.push_back(point.second);
+  return Rise{began, std::nullopt, Quantile(values, 0.5)};
 }
 
 // The capacity beside `series` in the same result (the `*_max` or `*_limit`
@@ -225,8 +244,13 @@ std::vector<MetricSignal> FindMetricSignals(const InvestigationState& state,
       auto kind = SignalKindOf(series);
       auto summary = ParseSeriesSummary(series.summary);
       if (!kind || !summary) continue;
-      auto baseline = Baseline(series, onset);
-      auto rise = baseline ? RiseInPoints(series, *baseline) : RiseInSummary(*summary);
+      std::optional<Rise> rise;
+      if (auto baseline = Baseline(series, onset)) {
+        rise = RiseInPoints(series, *baseline);
+      } else {
+        rise = Appeared(call, series, onset);
+        if (!rise) rise = RiseInSummary(*summary);
+      }
       if (!rise || (!latest.empty() && rise->began > latest)) continue;
       MetricSignal signal;
       signal.call = c;
@@ -236,7 +260,7 @@ std::vector<MetricSignal> FindMetricSignals(const InvestigationState& state,
       if (signal.name.empty()) signal.name = summary->head;
       signal.quote = series.summary;
       signal.began = rise->began;
-      signal.before = ShortNumber(rise->before);
+      if (rise->before) signal.before = ShortNumber(*rise->before);
       signal.after = ShortNumber(rise->after);
       signal.limit = LimitReached(call, series, *summary);
       signal.about_chain = NamesChainTopic(series, chain_topics);

@@ -4,7 +4,9 @@
 // rate (errors, 5xx, failures), and it rose from its earlier level and
 // stayed there, beginning at or before the failure's onset (give or take
 // a few minutes): it shows *what* strained when the failure began, never
-// *why*. A signal is a finding, and corroborates a cause the logs, the
+// *why*. A series that only begins at the onset, while the window reaches
+// back before it, is a signal too: what it measures did not happen before
+// (the latency of a query a release added). A signal is a finding, and corroborates a cause the logs, the
 // change record or the runbooks name; it is never a cause by itself.
 //
 // Only a series' summary line and its label values are citable: a signal
@@ -48,7 +50,9 @@ struct MetricSignal {
   std::string name;        // the series' __name__ (its summary head when none)
   std::string quote;       // its summary line
   std::string began;       // when it left its earlier level ("YYYY-MM-DD HH:MM:SS")
-  std::string before, after;  // its level before and after, as short numbers
+  // Its level before (empty: no samples before it began) and after, as
+  // short numbers.
+  std::string before, after;
   // The value of the series' capacity (the `*_max` series beside it with
   // the same labels) when the series reached it: a pool at its maximum.
   std::string limit;

@@ -14,6 +14,7 @@
 #include "agent/draft.h"
 #include "core/json.h"
 #include "model/offline/case_file.h"
+#include "model/offline/conclusion_writer.h"
 #include "model/offline/conversation.h"
 #include "model/offline/metric_queries.h"
 #include "model/offline/metric_signals.h"
@@ -340,6 +341,26 @@ TEST(MetricsSignals, ARiseAtTheOnsetIsASignalAndSteadyOrLateSeriesAreNot) {
   EXPECT_EQ(signals[1].kind, SignalKind::kLatency);
   EXPECT_EQ(signals[1].began, "2026-11-29 10:03:00");
   EXPECT_FALSE(signals[1].about_chain) << "payment-db is not a topic of the chain given";
+}
+
+// The demo's slow query has no samples before the release: its series
+// begins with the failure, while the pool's reaches back an hour.
+TEST(MetricsSignals, ASeriesThatBeginsWithTheFailureIsASignal) {
+  bj::object query = Series(kPaymentDbLatency, SlowQuery);
+  bj::array& points = query.at("points").as_array();
+  points.erase(points.begin(), points.begin() + 22);  // from 10:03:00
+  InvestigationState state = WithMetrics({Series(kOrderPool, OrderPool), query});
+  auto signals = FindMetricSignals(state, "2026-11-29 10:02:05", {"payment-db"});
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0].name, "mysql_query_duration_seconds");
+  EXPECT_EQ(signals[0].began, "2026-11-29 10:03:00");
+  EXPECT_EQ(signals[0].before, "") << "no level before it";
+  EXPECT_EQ(signals[0].after, "75");
+  EXPECT_EQ(DescribeSignal(state, CaseFile{}, signals[0]),
+            "mysql_query_duration_seconds（digest=PaymentRecordMapper.selectRecentByUserId, "
+            "quantile=0.99, service=payment-db）延迟自 2026-11-29 10:03:00 起才出现（此前没有采样），约 75");
+  // Alone, it cannot tell a series that began from a window that did.
+  EXPECT_TRUE(FindMetricSignals(WithMetrics({query}), "2026-11-29 10:02:05", {}).empty());
 }
 
 TEST(MetricsSignals, WithoutAKnownOnsetAnyLastingRiseCounts) {
