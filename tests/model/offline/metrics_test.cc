@@ -402,6 +402,29 @@ TEST(MetricsSignals, OnlyLabelValuesAndTheSummaryAreQuotable) {
       << "a point's time or value is no quotable text";
 }
 
+TEST(MetricsSignals, SeriesOfAnotherShapeAreReadAsFarAsTheyGoAndNeverCited) {
+  Conversation conversation(kQuestion);
+  std::string good = json::Serialize(Series(kPaymentPool, PaymentPool));
+  conversation.Offer(MetricsTool())
+      .Call("call_1", "query_metrics", R"({"input":{"query":"up"}})")
+      .Observe("call_1",
+               R"({"tool_call_id":"call_1","evidence_status":"EVIDENCE_FOUND","series":[1,)"
+               R"({"labels":"x","summary":5,"points":[["t"],[1,2],"z",["2026-11-29T10:00:00Z","7"]]},)"
+               R"({"labels":{"__name__":"queue_depth","n":3},"summary":"queue_depth: rising"},)" +
+                   good + "]}");
+  auto state = RebuildState(conversation.Request());
+  ASSERT_EQ(state.calls.size(), 1u);
+  const auto& series = state.calls[0].series;
+  ASSERT_EQ(series.size(), 3u) << "a series that is no object is left out";
+  EXPECT_TRUE(series[0].labels.empty());
+  EXPECT_TRUE(series[0].summary.empty());
+  EXPECT_TRUE(series[0].points.empty()) << "a point is a time and a number";
+  EXPECT_EQ(series[1].labels.size(), 1u) << "a label value that is no string is left out";
+  auto signals = FindMetricSignals(state, "2026-11-29 10:02:05", {"payment-service"});
+  ASSERT_EQ(signals.size(), 1u) << "a summary of another shape is no signal";
+  EXPECT_EQ(signals[0].series, 2u);
+}
+
 // --- the queries ---------------------------------------------------------------
 
 TEST(MetricsQueries, SelectorsEscapeTheirNamesAndLeaveCountersOut) {
@@ -441,6 +464,11 @@ TEST(MetricsQueries, AskedOnceAfterTheLogsOverTheChainsServices) {
   EXPECT_EQ(order,
             "query_logs query_logs search_documents query_mysql search_documents query_metrics "
             "search_documents");
+  // The next call grades it: the pool at its limit is new.
+  EXPECT_NE(calls.back().arguments.find(R"("previous_observation":{"tool_call_id":")" +
+                                        metrics[0].id + R"(","information_gain":"GAINED"})"),
+            std::string::npos)
+      << calls.back().arguments;
 }
 
 TEST(MetricsQueries, NoSeriesByServiceThenOnceByName) {
