@@ -83,7 +83,7 @@ struct Bench {
     options.logs.topics = {"order-service"};
     catalog = std::make_unique<tools::ToolCatalog>(options);
     boundary = std::make_unique<tools::ToolBoundary>(
-        std::map<tools::ToolName, tools::ToolAdapter*>{{tools::ToolName::kQueryLogs, &adapter}},
+        std::map<tools::ToolName, tools::ToolAdapter*>{{tools::logs::kQueryLogs, &adapter}},
         store, clock, tools::BoundaryOptions{});
   }
   bool RunOnce(int i) {

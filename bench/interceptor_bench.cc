@@ -70,7 +70,7 @@ void BM_InterceptedToolCall(benchmark::State& state) {
   FixedLogsAdapter adapter;
   auto store = std::make_unique<tools::MemoryCanonicalStore>(std::chrono::seconds(3600), clock);
   auto boundary = std::make_unique<tools::ToolBoundary>(
-      std::map<tools::ToolName, tools::ToolAdapter*>{{tools::ToolName::kQueryLogs, &adapter}},
+      std::map<tools::ToolName, tools::ToolAdapter*>{{tools::logs::kQueryLogs, &adapter}},
       *store, clock, tools::BoundaryOptions{});
   auto run = std::make_unique<Run>(catalog, *boundary, clock);
 
@@ -85,7 +85,7 @@ void BM_InterceptedToolCall(benchmark::State& state) {
       boundary.reset();
       store = std::make_unique<tools::MemoryCanonicalStore>(std::chrono::seconds(3600), clock);
       boundary = std::make_unique<tools::ToolBoundary>(
-          std::map<tools::ToolName, tools::ToolAdapter*>{{tools::ToolName::kQueryLogs, &adapter}},
+          std::map<tools::ToolName, tools::ToolAdapter*>{{tools::logs::kQueryLogs, &adapter}},
           *store, clock, tools::BoundaryOptions{});
       run = std::make_unique<Run>(catalog, *boundary, clock);
       previous.clear();

@@ -64,7 +64,7 @@ KnowledgeOutcome AnswerFromDocuments(harness::RunContext& run, harness::ModelInt
   if (!executed) return outcome;  // the budget refused: no answer
   const auto& record = executed->record;
   auto status = harness::RecordExecutedCall(run.tracker(), run.trace(), *executed).evidence_status;
-  outcome.process.push_back({"call_1", tools::ToolName::kSearchDocuments, scope.summary, status});
+  outcome.process.push_back({"call_1", tools::documents::kSearchDocuments, scope.summary, status});
   const auto& documents = std::get<tools::DocumentsResult>(record.result);
   // A failed search is no proof that no document answers.
   if (status == tools::EvidenceStatus::kError) return outcome;

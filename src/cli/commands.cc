@@ -195,22 +195,28 @@ int RunsList(const std::optional<std::string>& config_path, int limit) {
   return kExitOk;
 }
 
-int Demo(bool json, bool serve) {
+int Demo(const DemoOptions& options) {
+  if (options.metrics_url && options.metrics_url->rfind("http://", 0) != 0 &&
+      options.metrics_url->rfind("https://", 0) != 0) {
+    return UsageError("--metrics-url: not an http:// or https:// URL: " + *options.metrics_url);
+  }
   auto dir = FindDemo();
   if (!dir) return UsageError("the demo workspace (examples/demo) was not found; set DIAGD_DEMO_DIR");
   auto config = config::LoadConfigFile(*dir / "diagd.toml", config::ProcessEnvironment());
   if (!config) return UsageError(config.error().message);
-  if (serve) {
-    std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n"
-              << "ask it: " << kDemoQuestion << "\n";
+  if (options.metrics_url) {
+    // TODO(lead): config->tools.metrics.emplace().url = *options.metrics_url;
+  }
+  std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n";
+  if (options.serve) {
+    std::cerr << "ask it: " << kDemoQuestion << "\n";
     return ServeWith(*config, /*print_url=*/true);
   }
-  std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n"
-            << "question: " << kDemoQuestion << "\n";
-  AskOptions options;
-  options.json = json;
-  options.question = kDemoQuestion;
-  return AskWith(*config, options);
+  std::cerr << "question: " << kDemoQuestion << "\n";
+  AskOptions ask;
+  ask.json = options.json;
+  ask.question = kDemoQuestion;
+  return AskWith(*config, ask);
 }
 
 }  // namespace diagd::cli

@@ -27,9 +27,18 @@ int Ask(const AskOptions& options);
 int Serve(const std::optional<std::string>& config_path);
 int RunsShow(const std::optional<std::string>& config_path, const std::string& run_id);
 int RunsList(const std::optional<std::string>& config_path, int limit);
+struct DemoOptions {
+  bool json = false;   // one JSON document on stdout
+  bool serve = false;  // serve the workspace (the console's URL on stderr) instead of asking
+  // A Prometheus serving the demo's metrics recording
+  // (examples/demo/tools/serve-metrics): the demo's config gains the metrics
+  // tool over it. http:// or https://.
+  std::optional<std::string> metrics_url;
+};
+
 // Runs the bundled demo workspace's sample question; with `serve`, serves
-// the demo workspace instead (the web console's URL on stderr).
-int Demo(bool json, bool serve);
+// the demo workspace instead.
+int Demo(const DemoOptions& options);
 
 struct CheckOptions {
   std::optional<std::string> config_path;  // --config, else DIAGD_CONFIG, else defaults

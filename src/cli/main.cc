@@ -70,18 +70,17 @@ void AddServe(CLI::App& app, Chosen& chosen) {
 }
 
 void AddDemo(CLI::App& app, Chosen& chosen) {
-  struct DemoOptions {
-    bool json = false;
-    bool serve = false;
-  };
   auto demo = std::make_shared<DemoOptions>();
   auto* cmd = app.add_subcommand("demo", "Run the sample question over the bundled demo workspace");
   cmd->add_flag("--json", demo->json, "Print exactly one JSON document on stdout");
   cmd->add_flag("--serve", demo->serve,
                 "Serve the demo workspace (the web console at http://127.0.0.1:8080/) instead");
+  cmd->add_option("--metrics-url", demo->metrics_url,
+                  "Offer the metrics tool over the Prometheus at this URL, one serving the demo's "
+                  "recording (examples/demo/tools/serve-metrics)");
   cmd->callback([demo, &chosen] {
     chosen.serving = demo->serve;
-    chosen.run = [demo] { return Demo(demo->json, demo->serve); };
+    chosen.run = [demo] { return Demo(*demo); };
   });
 }
 

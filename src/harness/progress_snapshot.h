@@ -36,7 +36,7 @@ struct Limitation {
 
 struct SnapshotEntry {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
   std::string scope_summary;  // empty when the record could not be read
   // The stored status; absent when the record could not be read.
   std::optional<tools::EvidenceStatus> evidence_status;

@@ -38,12 +38,12 @@ struct TrackerThresholds {
 // key is (run id, tool_call_id).
 struct CompletedCall {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
 };
 
 struct PendingCall {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
 };
 
 // The outcome of one grade (model or harness) or one violation.

@@ -1,7 +1,5 @@
 #include "release/cited_record.h"
 
-#include "core/json_writer.h"
-#include "core/overloaded.h"
 #include "core/text.h"
 
 namespace diagd::release {
@@ -38,47 +36,12 @@ bool QuoteLongEnough(std::string_view quote) {
   return !text::IsBlank(quote) && text::CodePointCount(quote) >= kMinQuoteCodePoints;
 }
 
-std::optional<std::string> CellText(const tools::SqlValue& cell) {
-  return std::visit(
-      Overloaded{[](std::monostate) -> std::optional<std::string> { return std::nullopt; },
-                 [](bool b) -> std::optional<std::string> { return b ? "true" : "false"; },
-                 [](std::int64_t i) -> std::optional<std::string> { return std::to_string(i); },
-                 [](double d) -> std::optional<std::string> {
-                   // The same digits the observation's JSON writer produced.
-                   std::string out;
-                   json::AppendDouble(d, out);
-                   return out;
-                 },
-                 [](const std::string& s) -> std::optional<std::string> { return s; }},
-      cell);
-}
-
 bool QuoteOccursIn(const tools::ToolResult& result, std::string_view quote) {
   auto holds = [quote](std::string_view text) {
     return text.find(quote) != std::string_view::npos;
   };
-  return std::visit(Overloaded{[&](const tools::DocumentsResult& r) {
-                                 for (const auto& item : r.evidence) {
-                                   if (holds(item.excerpt) || holds(item.title)) return true;
-                                 }
-                                 return false;
-                               },
-                               [&](const tools::LogsResult& r) {
-                                 for (const auto& event : r.events) {
-                                   if (holds(event.message)) return true;
-                                 }
-                                 return false;
-                               },
-                               [&](const tools::MysqlResult& r) {
-                                 for (const auto& row : r.rows) {
-                                   for (const auto& cell : row) {
-                                     auto cell_text = CellText(cell);
-                                     if (cell_text && holds(*cell_text)) return true;
-                                   }
-                                 }
-                                 return false;
-                               }},
-                    result);
+  return tools::VisitFace(
+      result, [&](auto face, const auto& r) { return decltype(face)::AnyCitable(r, holds); });
 }
 
 }  // namespace diagd::release

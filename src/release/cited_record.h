@@ -48,14 +48,10 @@ inline constexpr std::size_t kMinQuoteCodePoints = 4;
 // spaces occur in nearly any text and prove nothing).
 bool QuoteLongEnough(std::string_view quote);
 
-// True when `quote` is an exact (byte for byte) substring of one evidence
-// item's excerpt or title, one event's message, or one cell's text. Fields
-// are never joined: a quote spanning two of them is not found.
+// True when `quote` is an exact (byte for byte) substring of one of the
+// texts the result's tool verifies quotes against (its face's AnyCitable:
+// an excerpt or title, an event's message, a cell's text as the model saw
+// it). Fields are never joined: a quote spanning two of them is not found.
 bool QuoteOccursIn(const tools::ToolResult& result, std::string_view quote);
-
-// A cell's text as the model saw it in its observation: strings as they are,
-// numbers in their JSON form (42, 0.5), booleans as true/false; nothing for
-// NULL.
-std::optional<std::string> CellText(const tools::SqlValue& cell);
 
 }  // namespace diagd::release

@@ -1,5 +1,7 @@
 #include "release/release_messages.h"
 
+#include "tools/tool_registry.h"
+
 namespace diagd::release {
 namespace {
 
@@ -85,15 +87,11 @@ const std::string& FallbackMessage(FallbackCode code, config::Language language)
 }
 
 const char* ToolLabel(tools::ToolName tool, config::Language language) {
-  switch (tool) {
-    case tools::ToolName::kSearchDocuments:
-      return English(language) ? "document search" : "文档检索";
-    case tools::ToolName::kQueryLogs:
-      return English(language) ? "log query" : "日志查询";
-    case tools::ToolName::kQueryMysql:
-      return English(language) ? "database query" : "数据库查询";
-  }
-  return "";
+  const char* label = "";
+  tools::RegisteredTools::ForEach([&](auto face) {
+    if (decltype(face)::kName == tool) label = decltype(face)::Label(English(language));
+  });
+  return label;
 }
 
 std::string RecordLimitationSentence(harness::LimitationCode code, tools::ToolName tool,

@@ -25,14 +25,14 @@ const char* FallbackCodeString(FallbackCode code);
 // One tool call that ran, as the user sees it.
 struct ProcessEntry {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
   std::string scope;  // user-safe summary, never full SQL parameters
   std::optional<tools::EvidenceStatus> evidence_status;  // absent when the record was unreadable
 };
 
 struct PublishedCitation {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
   std::string scope;
   std::string quote;
 };
@@ -55,7 +55,7 @@ struct Diagnosis {
 
 struct ObservedFact {
   std::string tool_call_id;
-  tools::ToolName tool = tools::ToolName::kSearchDocuments;
+  tools::ToolName tool;
   // Built deterministically from the verified canonical record (safe_fallback.h):
   // bounded, and a fact that was cut ends with "…".
   std::string fact;

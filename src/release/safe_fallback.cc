@@ -1,6 +1,5 @@
 #include "release/safe_fallback.h"
 
-#include "core/overloaded.h"
 #include "core/text.h"
 #include "release/cited_record.h"
 #include "release/release_messages.h"
@@ -14,16 +13,6 @@ std::string Bounded(std::string_view s, std::size_t max) {
   std::string collapsed = text::CollapseWhitespace(s);
   if (text::CodePointCount(collapsed) <= max) return collapsed;
   return text::TruncateCodePoints(collapsed, max > 0 ? max - 1 : 0) + "…";
-}
-
-std::string RowText(const std::vector<std::string>& columns,
-                    const std::vector<tools::SqlValue>& row) {
-  std::string out;
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += (i < columns.size() ? columns[i] : "?") + "=" + CellText(row[i]).value_or("NULL");
-  }
-  return out;
 }
 
 }  // namespace
@@ -43,19 +32,7 @@ std::vector<std::string> SafeFallbackFactory::FactsOf(const tools::ToolResult& r
       facts.push_back(Bounded(fact, limits_.max_fact_chars));
     }
   };
-  std::visit(
-      Overloaded{[&](const tools::DocumentsResult& r) {
-                   for (const auto& item : r.evidence) {
-                     add(item.title.empty() ? item.excerpt : item.title + ": " + item.excerpt);
-                   }
-                 },
-                 [&](const tools::LogsResult& r) {
-                   for (const auto& event : r.events) add(event.timestamp + " " + event.message);
-                 },
-                 [&](const tools::MysqlResult& r) {
-                   for (const auto& row : r.rows) add(RowText(r.columns, row));
-                 }},
-      result);
+  tools::VisitFace(result, [&](auto face, const auto& r) { decltype(face)::Facts(r, add); });
   return facts;
 }
 

@@ -36,14 +36,9 @@ struct SubjectReport {
   std::vector<std::string> unreached;          // subjects the cited evidence does not reach
 };
 
-// The tables a statement reads: the name after each FROM and JOIN (the
-// last part of `schema.table`), in lower case.
-std::vector<std::string> TablesRead(const std::string& sql);
-
-// The texts of a record that may mention a subject, in lower case: the
-// topic, datasource and tables read, and the data returned (documents'
-// ids, sources, titles, breadcrumbs and excerpts; events' services and
-// messages; columns and cells).
+// The texts of a record that may mention a subject, in lower case: what the
+// result's tool names as its mention texts (its face's MentionTexts: the
+// topic, datasource and tables read, and the data returned).
 std::vector<std::string> MentionTexts(const tools::ToolResult& result);
 
 class SubjectCheck {

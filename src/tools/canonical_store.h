@@ -24,7 +24,7 @@ namespace diagd::tools {
 struct CanonicalRecord {
   std::string run_id;
   std::string tool_call_id;
-  ToolName tool = ToolName::kSearchDocuments;
+  ToolName tool;
   std::string request_json;  // the full business request
   std::string raw_response;  // what the backend returned, size-capped
   bool raw_response_truncated = false;

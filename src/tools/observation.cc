@@ -4,7 +4,6 @@
 
 #include "core/json.h"
 #include "core/json_writer.h"
-#include "core/overloaded.h"
 #include "core/text.h"
 #include "tools/result_json.h"
 
@@ -14,18 +13,18 @@ namespace {
 constexpr std::size_t kMaxErrorMessageChars = 200;
 
 std::size_t ItemCount(const ToolResult& result) {
-  return std::visit(Overloaded{[](const DocumentsResult& r) { return r.evidence.size(); },
-                               [](const LogsResult& r) { return r.events.size(); },
-                               [](const MysqlResult& r) { return r.rows.size(); }},
-                    result);
+  return VisitFace(result, [](auto face, const auto& r) { return decltype(face)::Items(r); });
 }
 
 std::string WriteObservation(const ToolResult& result, std::size_t max_items,
                              std::optional<std::string_view> stop_reason) {
   json::JsonWriter writer(1024);
   writer.BeginObject();
-  WriteResultMembers(result, ResultView{&ObservationWhitelist(ToolOf(result)), max_items},
-                     writer);
+  const auto& whitelist =
+      VisitFace(result, [](auto face, const auto&) -> const std::vector<std::string_view>& {
+        return decltype(face)::ObservationKeys();
+      });
+  WriteResultMembers(result, ResultView{&whitelist, max_items}, writer);
   if (stop_reason) writer.Key("stop_required").Bool(true).Key("reason").String(*stop_reason);
   writer.EndObject();
   return writer.Take();
@@ -58,15 +57,12 @@ boost::json::array AllowedGains() { return {"GAINED", "NO_GAIN"}; }
 }  // namespace
 
 const std::vector<std::string_view>& ObservationWhitelist(ToolName tool) {
-  static const PerTool<std::vector<std::string_view>> kWhitelist = {
-      .documents = {"tool_call_id", "query", "evidence_status", "evidence", "relevance_level",
-                    "truncated"},
-      .logs = {"tool_call_id", "topic", "query", "lookback_minutes", "evidence_status", "events",
-               "truncated"},
-      .mysql = {"tool_call_id", "datasource", "sql", "params", "evidence_status", "columns",
-                "rows", "truncated"},
-  };
-  return kWhitelist.For(tool);
+  static const std::vector<std::string_view> kNone;
+  const std::vector<std::string_view>* keys = &kNone;
+  RegisteredTools::ForEach([&](auto face) {
+    if (decltype(face)::kName == tool) keys = &decltype(face)::ObservationKeys();
+  });
+  return *keys;
 }
 
 std::string ResultObservation(const ToolResult& result, const ObservationLimits& limits,

@@ -1,13 +1,11 @@
-// JSON forms of canonical results. A view of a result is a list of its keys:
-// the canonical view (docs/specs/tool-contracts.md, what the canonical store keeps)
-// lists them all; the model observation lists only its whitelist
-// (observation.h). Both are written by the same per-key writers, so a key
-// absent from a list cannot appear in that view.
+// JSON forms of canonical results. A view of a result is a list of its keys
+// (ResultView, tool_face.h): the canonical view (docs/specs/tool-contracts.md, what
+// the canonical store keeps) lists them all; the model observation lists only its
+// whitelist (observation.h). Both are written by the same per-key writers, so a
+// key absent from a list cannot appear in that view.
 #pragma once
 
 #include <boost/json/object.hpp>
-#include <cstddef>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,16 +16,9 @@
 
 namespace diagd::tools {
 
-// Every key of a canonical result of `tool`, in contract order.
+// Every key of a canonical result of `tool`, in contract order (empty for
+// a name no tool has).
 const std::vector<std::string_view>& CanonicalKeys(ToolName tool);
-
-struct ResultView {
-  const std::vector<std::string_view>* keys = nullptr;  // which keys, in this order
-  // Items of the result's list (evidence, rows) beyond this are left out, and
-  // `truncated` is then written as true; events are left out from the middle
-  // (EarliestShare).
-  std::size_t max_items = std::numeric_limits<std::size_t>::max();
-};
 
 // Writes the view's members (without braces) into the open object of `writer`.
 void WriteResultMembers(const ToolResult& result, const ResultView& view,

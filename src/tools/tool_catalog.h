@@ -1,4 +1,4 @@
-// The three agent-facing tools as the model is offered them, and the rules
+// The registered tools as the model is offered them, and the rules
 // that turn a model's envelope `input` into a validated business request.
 // Built from configuration (known topics and datasources, lookback limits,
 // language of the descriptions) and shared by every run. The log topics
@@ -18,10 +18,8 @@
 
 #include "core/clock.h"
 #include "core/mutex.h"
-#include "tools/documents/documents_tool.h"
+#include "tools/catalog_options.h"
 #include "tools/input_rules.h"
-#include "tools/logs/logs_tool.h"
-#include "tools/mysql/mysql_tool.h"
 #include "tools/scope.h"
 #include "tools/tool_request.h"
 #include "tools/tool_types.h"
@@ -37,11 +35,6 @@ struct ToolDefinition {
   std::string parameters_schema;  // JSON text
 };
 
-struct CatalogOptions {
-  logs::LogsRules logs;
-  mysql::MysqlRules mysql;
-  bool english = false;  // descriptions in English instead of Chinese
-};
 
 // Where the log topics come from while the catalog lives: `list` gives the
 // topics as they are now, and is asked at most once per `interval`.
@@ -70,7 +63,7 @@ class ToolCatalog {
   // Deterministic, side-effect free scope of a validated request.
   static Scope ScopeOf(const ToolRequest& request);
 
-  static ToolName ToolOf(const ToolRequest& request);
+  static ToolName ToolOf(const ToolRequest& request) { return tools::ToolOf(request); }
 
  private:
   struct Snapshot {

@@ -24,8 +24,8 @@ BoundaryOptions BoundaryOptionsFrom(const config::Config& config) {
   BoundaryOptions options;
   const auto& tools = config.tools;
   options.max_attempts = tools.max_attempts;
-  options.timeouts[ToolName::kSearchDocuments] = std::chrono::milliseconds(tools.documents.timeout_ms);
-  options.timeouts[ToolName::kQueryLogs] = std::chrono::milliseconds(tools.logs.timeout_ms);
+  options.timeouts[tools::documents::kSearchDocuments] = std::chrono::milliseconds(tools.documents.timeout_ms);
+  options.timeouts[tools::logs::kQueryLogs] = std::chrono::milliseconds(tools.logs.timeout_ms);
   int mysql_timeout = 0;
   if (!tools.datasources.empty()) {
     options.limits.max_rows = 0;
@@ -39,7 +39,7 @@ BoundaryOptions BoundaryOptionsFrom(const config::Config& config) {
         std::max(options.limits.max_cell_chars, static_cast<std::size_t>(datasource.max_cell_chars));
   }
   if (mysql_timeout > 0) {
-    options.timeouts[ToolName::kQueryMysql] = std::chrono::milliseconds(mysql_timeout);
+    options.timeouts[tools::mysql::kQueryMysql] = std::chrono::milliseconds(mysql_timeout);
   }
   options.limits.max_evidence = static_cast<std::size_t>(tools.documents.max_evidence);
   options.limits.max_excerpt_chars = static_cast<std::size_t>(tools.documents.max_excerpt_chars);

@@ -4,25 +4,6 @@
 
 namespace diagd::tools {
 
-const char* ToolNameString(ToolName tool) {
-  switch (tool) {
-    case ToolName::kSearchDocuments:
-      return "search_documents";
-    case ToolName::kQueryLogs:
-      return "query_logs";
-    case ToolName::kQueryMysql:
-      return "query_mysql";
-  }
-  return "";
-}
-
-std::optional<ToolName> ParseToolName(std::string_view name) {
-  for (ToolName tool : kAllTools) {
-    if (name == ToolNameString(tool)) return tool;
-  }
-  return std::nullopt;
-}
-
 const char* EvidenceStatusString(EvidenceStatus status) {
   switch (status) {
     case EvidenceStatus::kEvidenceFound:

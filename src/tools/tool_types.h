@@ -1,31 +1,33 @@
-// Names and enums shared by the three agent-facing tools
+// Names and enums shared by the agent-facing tools
 // (docs/specs/tool-contracts.md). Every enum here has one stable wire name.
 #pragma once
 
+#include <compare>
 #include <optional>
 #include <string_view>
 
 namespace diagd::tools {
 
-enum class ToolName {
-  kSearchDocuments,  // "search_documents": runbooks and documents
-  kQueryLogs,        // "query_logs": log topics
-  kQueryMysql,       // "query_mysql": read-only SQL on a configured datasource
-};
-inline constexpr ToolName kAllTools[] = {ToolName::kSearchDocuments, ToolName::kQueryLogs,
-                                         ToolName::kQueryMysql};
-const char* ToolNameString(ToolName tool);
+// A tool's wire name ("query_logs"). Each tool declares its own in its
+// folder (logs::kQueryLogs ...); the registered tools are listed in
+// tool_registry.h, the one place that knows them all. A default name is
+// empty and names no tool.
+class ToolName {
+ public:
+  constexpr ToolName() = default;
+  // `name` must outlive every copy: a string literal.
+  explicit constexpr ToolName(const char* name) : name_(name) {}
+  constexpr const char* c_str() const { return name_; }
+  constexpr std::string_view view() const { return name_; }
+  friend constexpr bool operator==(ToolName a, ToolName b) { return a.view() == b.view(); }
+  friend constexpr auto operator<=>(ToolName a, ToolName b) { return a.view() <=> b.view(); }
 
-// One value per tool, looked up by name: for tables such as key lists.
-template <typename T>
-struct PerTool {
-  T documents;
-  T logs;
-  T mysql;
-  const T& For(ToolName tool) const {
-    return tool == ToolName::kQueryLogs ? logs : tool == ToolName::kQueryMysql ? mysql : documents;
-  }
+ private:
+  const char* name_ = "";
 };
+inline const char* ToolNameString(ToolName tool) { return tool.c_str(); }
+
+// A registered tool's name, or nothing (tool_registry.cc).
 std::optional<ToolName> ParseToolName(std::string_view name);
 
 enum class EvidenceStatus {
@@ -34,6 +36,8 @@ enum class EvidenceStatus {
   kError,          // "ERROR": the call failed
 };
 const char* EvidenceStatusString(EvidenceStatus status);
+inline constexpr EvidenceStatus kAllEvidenceStatuses[] = {
+    EvidenceStatus::kEvidenceFound, EvidenceStatus::kNoEvidence, EvidenceStatus::kError};
 
 // Why an executed call failed; what the model sees as `error_code`.
 enum class ToolErrorCode {
@@ -46,6 +50,8 @@ const char* ToolErrorCodeString(ToolErrorCode code);
 // Coarse upstream relevance of a documents result.
 enum class RelevanceLevel { kHigh, kMedium, kLow, kReference };
 const char* RelevanceLevelString(RelevanceLevel level);
+inline constexpr RelevanceLevel kAllRelevanceLevels[] = {RelevanceLevel::kHigh, RelevanceLevel::kMedium,
+                                                         RelevanceLevel::kLow, RelevanceLevel::kReference};
 // Case-insensitive; unrecognized values give nothing (they are dropped).
 std::optional<RelevanceLevel> ParseRelevanceLevel(std::string_view text);
 

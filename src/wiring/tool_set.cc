@@ -85,9 +85,9 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
   if (!mysql) return KeyError("tools.mysql.datasources", mysql.error());
 
   std::map<tools::ToolName, tools::ToolAdapter*> adapters{
-      {tools::ToolName::kSearchDocuments, documents->get()},
-      {tools::ToolName::kQueryLogs, logs->get()},
-      {tools::ToolName::kQueryMysql, mysql->get()}};
+      {tools::documents::kSearchDocuments, documents->get()},
+      {tools::logs::kQueryLogs, logs->get()},
+      {tools::mysql::kQueryMysql, mysql->get()}};
   set->adapters.push_back(std::move(*documents));
   set->adapters.push_back(std::move(*logs));
   set->adapters.push_back(std::move(*mysql));

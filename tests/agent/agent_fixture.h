@@ -46,9 +46,9 @@ class AgentTest : public ::testing::Test {
     catalog_ = std::make_unique<tools::ToolCatalog>(options);
     boundary_ = std::make_unique<tools::ToolBoundary>(
         std::map<tools::ToolName, tools::ToolAdapter*>{
-            {tools::ToolName::kSearchDocuments, &docs_},
-            {tools::ToolName::kQueryLogs, &logs_},
-            {tools::ToolName::kQueryMysql, &mysql_}},
+            {tools::documents::kSearchDocuments, &docs_},
+            {tools::logs::kQueryLogs, &logs_},
+            {tools::mysql::kQueryMysql, &mysql_}},
         store_, clock_, tools::BoundaryOptions{}, [](std::chrono::milliseconds) {});
     run_ = std::make_unique<harness::RunContext>("run-1", harness::RunLimits{limits, {3, 2}},
                                                  clock_);

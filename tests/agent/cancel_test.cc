@@ -41,7 +41,7 @@ class AgentCancelTest : public AgentTest {
   void CancelDuringLogs() {
     boundary_ = std::make_unique<tools::ToolBoundary>(
         std::map<tools::ToolName, tools::ToolAdapter*>{
-            {tools::ToolName::kSearchDocuments, &docs_}, {tools::ToolName::kQueryLogs, &cancelling_}},
+            {tools::documents::kSearchDocuments, &docs_}, {tools::logs::kQueryLogs, &cancelling_}},
         store_, clock_, tools::BoundaryOptions{}, [](std::chrono::milliseconds) {});
   }
   release::ReleaseDecision Release(const DiagnosisAgentExecution& execution) {

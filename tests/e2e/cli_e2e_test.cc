@@ -230,5 +230,14 @@ TEST_F(CliTest, DemoDiagnosesTheBundledIncidentOffline) {
   ExpectNothingForbidden(demo.out);
 }
 
+TEST_F(CliTest, DemoRefusesAMetricsUrlThatIsNotHttpBeforeAskingAnything) {
+  auto demo = Run({"demo", "--json", "--metrics-url", "127.0.0.1:9090"});
+  EXPECT_EQ(demo.exit_code, 2);
+  EXPECT_NE(demo.err.find("--metrics-url: not an http:// or https:// URL: 127.0.0.1:9090"),
+            std::string::npos)
+      << demo.err;
+  EXPECT_TRUE(demo.out.empty()) << demo.out;
+}
+
 }  // namespace
 }  // namespace diagd

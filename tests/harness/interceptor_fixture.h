@@ -48,9 +48,9 @@ class InterceptorTest : public ::testing::Test {
   InterceptorTest()
       : store_(std::chrono::seconds(3600), clock_),
         catalog_(DemoCatalogOptions()),
-        boundary_({{tools::ToolName::kSearchDocuments, &docs_},
-                   {tools::ToolName::kQueryLogs, &logs_},
-                   {tools::ToolName::kQueryMysql, &mysql_}},
+        boundary_({{tools::documents::kSearchDocuments, &docs_},
+                   {tools::logs::kQueryLogs, &logs_},
+                   {tools::mysql::kQueryMysql, &mysql_}},
                   store_, clock_, tools::BoundaryOptions{}, [](std::chrono::milliseconds) {}),
         budget_(10),
         tracker_({3, 2}),

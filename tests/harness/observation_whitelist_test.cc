@@ -46,9 +46,9 @@ void ExpectOnlyWhitelisted(const std::string& observation) {
   // Per-tool: a result's keys are exactly within its own tool's whitelist.
   if (object.contains("evidence_status") && !object.contains("error_code")) {
     std::optional<tools::ToolName> tool;
-    if (object.contains("evidence")) tool = tools::ToolName::kSearchDocuments;
-    if (object.contains("events")) tool = tools::ToolName::kQueryLogs;
-    if (object.contains("rows")) tool = tools::ToolName::kQueryMysql;
+    if (object.contains("evidence")) tool = tools::documents::kSearchDocuments;
+    if (object.contains("events")) tool = tools::logs::kQueryLogs;
+    if (object.contains("rows")) tool = tools::mysql::kQueryMysql;
     ASSERT_TRUE(tool.has_value()) << observation;
     const auto& whitelist = tools::ObservationWhitelist(*tool);
     for (const auto& member : object) {

@@ -1,4 +1,5 @@
 #include "harness/progress_tracker.h"
+#include "tools/tool_registry.h"
 
 #include <gtest/gtest.h>
 
@@ -11,20 +12,20 @@ using tools::ToolName;
 
 TEST(ProgressTracker, OnlyEvidenceFoundBecomesPending) {
   ProgressTracker tracker({3, 2});
-  tracker.RecordCompleted(ToolName::kQueryLogs, "s1", "c1", EvidenceStatus::kNoEvidence);
+  tracker.RecordCompleted(tools::logs::kQueryLogs, "s1", "c1", EvidenceStatus::kNoEvidence);
   EXPECT_FALSE(tracker.Pending());
-  tracker.RecordCompleted(ToolName::kQueryLogs, "s2", "c2", EvidenceStatus::kError);
+  tracker.RecordCompleted(tools::logs::kQueryLogs, "s2", "c2", EvidenceStatus::kError);
   EXPECT_FALSE(tracker.Pending());
-  tracker.RecordCompleted(ToolName::kQueryLogs, "s3", "c3", EvidenceStatus::kEvidenceFound);
+  tracker.RecordCompleted(tools::logs::kQueryLogs, "s3", "c3", EvidenceStatus::kEvidenceFound);
   ASSERT_TRUE(tracker.Pending());
   EXPECT_EQ(tracker.Pending()->tool_call_id, "c3");
   auto state = tracker.Snapshot();
   ASSERT_EQ(state.completed.size(), 3u);
   EXPECT_EQ(state.completed[1].tool_call_id, "c2");
   EXPECT_EQ(state.executed_scopes, 2u) << "an ERROR scope is not executed";
-  EXPECT_FALSE(tracker.ExecutedScopeOwner(ToolName::kQueryLogs, "s2"));
-  EXPECT_EQ(tracker.ExecutedScopeOwner(ToolName::kQueryLogs, "s3"), "c3");
-  EXPECT_FALSE(tracker.ExecutedScopeOwner(ToolName::kSearchDocuments, "s3"))
+  EXPECT_FALSE(tracker.ExecutedScopeOwner(tools::logs::kQueryLogs, "s2"));
+  EXPECT_EQ(tracker.ExecutedScopeOwner(tools::logs::kQueryLogs, "s3"), "c3");
+  EXPECT_FALSE(tracker.ExecutedScopeOwner(tools::documents::kSearchDocuments, "s3"))
       << "scopes are per tool";
 }
 
@@ -43,7 +44,7 @@ TEST(ProgressTracker, NoGainThresholdSaturatesOnceAndKeepsTheFirstReason) {
 
 TEST(ProgressTracker, ModelGradeClearsThePendingCall) {
   ProgressTracker tracker({3, 2});
-  tracker.RecordCompleted(ToolName::kSearchDocuments, "s", "c1", EvidenceStatus::kEvidenceFound);
+  tracker.RecordCompleted(tools::documents::kSearchDocuments, "s", "c1", EvidenceStatus::kEvidenceFound);
   auto update = tracker.ApplyModelGrade(InformationGain::kNoGain);
   EXPECT_EQ(update.consecutive_no_gain, 1);
   EXPECT_FALSE(tracker.Pending());
@@ -51,7 +52,7 @@ TEST(ProgressTracker, ModelGradeClearsThePendingCall) {
 
 TEST(ProgressTracker, ViolationsDoNotTouchNoGainOrPending) {
   ProgressTracker tracker({3, 3});
-  tracker.RecordCompleted(ToolName::kSearchDocuments, "s", "c1", EvidenceStatus::kEvidenceFound);
+  tracker.RecordCompleted(tools::documents::kSearchDocuments, "s", "c1", EvidenceStatus::kEvidenceFound);
   tracker.ApplyHarnessNoGain();
   auto update = tracker.RecordProtocolViolation();
   EXPECT_EQ(update.consecutive_protocol_violations, 1);

@@ -14,7 +14,7 @@ tools::CanonicalRecord Record(const std::string& run, const std::string& id, Evi
   tools::CanonicalRecord record;
   record.run_id = run;
   record.tool_call_id = id;
-  record.tool = ToolName::kQueryLogs;
+  record.tool = tools::logs::kQueryLogs;
   tools::LogsResult logs;
   logs.tool_call_id = id;
   logs.evidence_status = status;
@@ -43,7 +43,7 @@ TEST(ProgressSnapshot, MissingExpiredErrorAndForeignRecordsAreNoFacts) {
                             std::pair{"c3", EvidenceStatus::kError},
                             std::pair{"c4", EvidenceStatus::kEvidenceFound},
                             std::pair{"c5", EvidenceStatus::kEvidenceFound}}) {
-    tracker.RecordCompleted(ToolName::kQueryLogs, std::string("s") + id, id, status);
+    tracker.RecordCompleted(tools::logs::kQueryLogs, std::string("s") + id, id, status);
   }
   InMemoryTrace trace(clock);
   ProgressSnapshot snapshot = ProjectProgress("run-1", tracker.Snapshot(), store, trace);

@@ -355,7 +355,7 @@ TEST_F(InterceptorTest, StoresTheCanonicalRecordOfEveryExecutedCall) {
   auto record = store_.Get("run-1", "call_1");
   ASSERT_TRUE(record.has_value() && record->has_value());
   const auto& r = **record;
-  EXPECT_EQ(r.tool, tools::ToolName::kQueryMysql);
+  EXPECT_EQ(r.tool, tools::mysql::kQueryMysql);
   EXPECT_EQ(r.request_json,
             R"({"datasource":"orders","sql":"SELECT status, COUNT(*) n FROM orders WHERE )"
             R"(created_at > ? GROUP BY status","params":["2026-11-29"]})");

@@ -32,7 +32,7 @@ TEST_F(AgentToReleaseTest, AVerifiedDraftOfARealRunIsPublished) {
       .Answer(R"({"verdict":"SUPPORTED"})");
   ReleaseDecision decision = ReleaseRun();
   ASSERT_EQ(decision.outcome, ReleaseOutcome::kDiagnosis);
-  EXPECT_EQ(decision.diagnosis->evidence.at(0).tool, tools::ToolName::kQueryLogs);
+  EXPECT_EQ(decision.diagnosis->evidence.at(0).tool, tools::logs::kQueryLogs);
   EXPECT_FALSE(decision.diagnosis->evidence.at(0).scope.empty());
   ASSERT_EQ(decision.process.size(), 1u);
   EXPECT_EQ(decision.process[0].evidence_status, tools::EvidenceStatus::kEvidenceFound);

@@ -56,9 +56,9 @@ TEST_F(ConclusionReleaseTest, PublishesAConclusionWhoseEveryQuoteIsInItsRecord) 
   EXPECT_EQ(d.root_cause, "payment-db 连接池耗尽导致订单服务超时");
   EXPECT_EQ(d.confidence, agent::Confidence::kHigh);
   ASSERT_EQ(d.evidence.size(), 3u);
-  EXPECT_EQ(d.evidence[0].tool, tools::ToolName::kQueryLogs);
+  EXPECT_EQ(d.evidence[0].tool, tools::logs::kQueryLogs);
   EXPECT_EQ(d.evidence[0].scope, "order-service: 500 (60m)");
-  EXPECT_EQ(d.evidence[1].tool, tools::ToolName::kSearchDocuments);
+  EXPECT_EQ(d.evidence[1].tool, tools::documents::kSearchDocuments);
   EXPECT_THAT(d.next_steps, ElementsAre("扩容 payment-db 连接池"));
   EXPECT_THAT(d.limitations.notes, ElementsAre("只查看了最近 60 分钟"));
   EXPECT_EQ(decision.process.size(), 5u);
@@ -90,7 +90,7 @@ TEST_F(ConclusionReleaseTest, SemanticGuardSeesQuestionConclusionAndCitedObserva
   EXPECT_EQ(item.at("tool_call_id").as_string(), "call_1");
   EXPECT_EQ(item.at("quote").as_string(), "Connection is not available");
   for (const auto& member : item.at("observation").as_object()) {
-    EXPECT_THAT(tools::ObservationWhitelist(tools::ToolName::kQueryLogs),
+    EXPECT_THAT(tools::ObservationWhitelist(tools::logs::kQueryLogs),
                 ::testing::Contains(member.key()));
   }
   EXPECT_THAT(request.messages[1].content, Not(HasSubstr(kRawPayload)));
@@ -287,7 +287,7 @@ TEST_F(ConclusionReleaseTest, RepairRequestHoldsOnlyWhitelistedObservationsOfThi
   for (const auto& [id, observation] : observations) {
     observed.emplace_back(id);
     for (const auto& member : observation.as_object()) {
-      EXPECT_THAT(tools::ObservationWhitelist(tools::ToolName::kQueryLogs),
+      EXPECT_THAT(tools::ObservationWhitelist(tools::logs::kQueryLogs),
                   ::testing::Contains(member.key()));
     }
   }

@@ -176,7 +176,7 @@ TEST_F(ReleaseTest, AFailureBeforeAnyToolCallIsFailed) {
 // ---- What a fallback shows ----
 
 TEST_F(FactsTest, FallbackShowsCheckedCallsObservedFactsAndLimitations) {
-  run_->tracker().RecordCompleted(tools::ToolName::kQueryLogs, "identity:gone", "call_6",
+  run_->tracker().RecordCompleted(tools::logs::kQueryLogs, "identity:gone", "call_6",
                                   tools::EvidenceStatus::kEvidenceFound);  // never stored
   agent::DiagnosisAgentExecution execution = WithoutDraft();
   execution.stop_reason = harness::StopReason::kInformationSaturated;
@@ -190,7 +190,7 @@ TEST_F(FactsTest, FallbackShowsCheckedCallsObservedFactsAndLimitations) {
   ASSERT_EQ(f.observed_facts.size(), 3u);
   EXPECT_EQ(f.observed_facts[0].fact, std::string("2026-11-29T10:29:00.000Z ") + kLogMessage);
   EXPECT_EQ(f.observed_facts[1].fact, std::string(kDocTitle) + ": " + kDocExcerpt);
-  EXPECT_EQ(f.observed_facts[1].tool, tools::ToolName::kSearchDocuments);
+  EXPECT_EQ(f.observed_facts[1].tool, tools::documents::kSearchDocuments);
   EXPECT_EQ(f.observed_facts[2].fact, "status=TIMEOUT, n=1500, ratio=0.125");
   EXPECT_THAT(f.limitations,
               ElementsAre("日志查询「payment: pool (60m)」执行失败，其结果没有作为事实使用。",

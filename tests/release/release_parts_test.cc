@@ -50,15 +50,6 @@ TEST(CitedRecordQuote, MatchesExcerptTitleMessageOrCellTextOnly) {
   EXPECT_FALSE(QuoteOccursIn(rows, "1500.0"));
 }
 
-TEST(CitedRecordQuote, CellsReadAsTheirJsonForm) {
-  EXPECT_EQ(CellText(tools::SqlValue{std::int64_t{42}}), "42");
-  EXPECT_EQ(CellText(tools::SqlValue{0.5}), "0.5");
-  EXPECT_EQ(CellText(tools::SqlValue{2.0}), "2");
-  EXPECT_EQ(CellText(tools::SqlValue{true}), "true");
-  EXPECT_EQ(CellText(tools::SqlValue{std::string("<binary 2048 bytes>")}), "<binary 2048 bytes>");
-  EXPECT_FALSE(CellText(tools::SqlValue{std::monostate{}}).has_value());
-}
-
 TEST(CitedRecordQuote, NeedsFourCodePointsThatAreNotAllWhiteSpace) {
   EXPECT_FALSE(QuoteLongEnough("Hik"));
   EXPECT_TRUE(QuoteLongEnough("Hika"));

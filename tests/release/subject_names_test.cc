@@ -99,12 +99,5 @@ TEST(SubjectNamesTest, ANameIsContainedOnlyWhereNoLetterOrDigitContinuesIt) {
   EXPECT_TRUE(ContainsName("调用订单服务超时", "订单服务"));
 }
 
-TEST(SubjectNamesTest, TablesReadAreTheNamesAfterFromAndJoin) {
-  EXPECT_THAT(TablesRead("SELECT a FROM shop.Orders o JOIN `payment_record` p ON o.id = p.oid "
-                         "WHERE x IN (SELECT y FROM refunds)"),
-              ElementsAre("orders", "payment_record", "refunds"));
-  EXPECT_THAT(TablesRead("SELECT 'FROM nowhere' /* FROM comment */"), IsEmpty());
-}
-
 }  // namespace
 }  // namespace diagd::release

@@ -63,7 +63,7 @@ CanonicalRecord RoundTrip(const CanonicalRecord& record) {
 }
 
 TEST(CanonicalCodec, RoundTripsADocumentsRecordExactly) {
-  CanonicalRecord record = Envelope(ToolName::kSearchDocuments);
+  CanonicalRecord record = Envelope(tools::documents::kSearchDocuments);
   DocumentsResult documents;
   documents.evidence_status = EvidenceStatus::kEvidenceFound;
   documents.tool_call_id = "call-3";
@@ -102,7 +102,7 @@ TEST(CanonicalCodec, RoundTripsADocumentsRecordExactly) {
 }
 
 TEST(CanonicalCodec, RoundTripsALogsRecordExactly) {
-  CanonicalRecord record = Envelope(ToolName::kQueryLogs);
+  CanonicalRecord record = Envelope(tools::logs::kQueryLogs);
   LogsResult logs;
   logs.evidence_status = EvidenceStatus::kNoEvidence;
   logs.tool_call_id = "call-3";
@@ -134,7 +134,7 @@ TEST(CanonicalCodec, RoundTripsALogsRecordExactly) {
 }
 
 TEST(CanonicalCodec, RoundTripsAMysqlRecordWithEveryKindOfValue) {
-  CanonicalRecord record = Envelope(ToolName::kQueryMysql);
+  CanonicalRecord record = Envelope(tools::mysql::kQueryMysql);
   record.error_code = ToolErrorCode::kToolTimeout;
   MysqlResult mysql;
   mysql.evidence_status = EvidenceStatus::kError;
@@ -185,7 +185,7 @@ TEST(CanonicalCodec, ADefaultRecordRoundTrips) {
 }
 
 TEST(CanonicalCodec, ADamagedValueIsAnErrorNeverACrash) {
-  CanonicalRecord record = Envelope(ToolName::kQueryMysql);
+  CanonicalRecord record = Envelope(tools::mysql::kQueryMysql);
   MysqlResult mysql;
   mysql.params = {1.5, std::string("p")};
   mysql.columns = {"c"};

@@ -36,7 +36,7 @@ CanonicalRecord Record(const std::string& run, const std::string& call,
   CanonicalRecord record;
   record.run_id = run;
   record.tool_call_id = call;
-  record.tool = tools::ToolName::kQueryLogs;
+  record.tool = tools::logs::kQueryLogs;
   record.request_json = R"({"topic":"gateway"})";
   tools::LogsResult logs;
   logs.tool_call_id = call;

@@ -14,7 +14,7 @@ using testing::ScriptedAdapter;
 class BoundaryTest : public ::testing::Test {
  protected:
   ToolBoundary Boundary(BoundaryOptions options = {}) {
-    return ToolBoundary({{ToolName::kQueryLogs, &logs_}}, store_, clock_, options,
+    return ToolBoundary({{tools::logs::kQueryLogs, &logs_}}, store_, clock_, options,
                         [this](std::chrono::milliseconds d) {
                           slept_.push_back(d);
                           clock_.Advance(d);
@@ -87,7 +87,7 @@ TEST_F(BoundaryTest, DoesNotRetryPastTheDeadline) {
   logs_.PushFailure(ToolErrorCode::kToolUnavailable);
   BoundaryOptions options;
   options.max_attempts = 5;
-  options.timeouts[ToolName::kQueryLogs] = std::chrono::milliseconds(50);
+  options.timeouts[tools::logs::kQueryLogs] = std::chrono::milliseconds(50);
   auto executed = Boundary(options).Execute(Call("c1"), budget_);
   EXPECT_EQ(executed->attempts, 1) << "a 100 ms backoff does not fit in 50 ms";
   EXPECT_EQ(executed->record.error_code, ToolErrorCode::kToolUnavailable);
@@ -125,7 +125,7 @@ class FailingStore final : public CanonicalInvocationStore {
 
 TEST_F(BoundaryTest, AResultThatCannotBeStoredIsReportedAsUnavailable) {
   FailingStore store;
-  ToolBoundary boundary({{ToolName::kQueryLogs, &logs_}}, store, clock_, {});
+  ToolBoundary boundary({{tools::logs::kQueryLogs, &logs_}}, store, clock_, {});
   auto executed = boundary.Execute(Call("c1"), budget_);
   ASSERT_TRUE(executed);
   EXPECT_EQ(EvidenceStatusOf(executed->record.result), EvidenceStatus::kError);

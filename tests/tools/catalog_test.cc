@@ -114,30 +114,30 @@ struct InputCase {
 TEST(ToolCatalog, RejectsBadInputNamingFieldAndReason) {
   auto catalog = Catalog();
   const InputCase cases[] = {
-      {ToolName::kSearchDocuments, R"({})", "input.query", "MISSING_FIELD"},
-      {ToolName::kSearchDocuments, R"({"query":""})", "input.query", "EMPTY"},
-      {ToolName::kSearchDocuments, R"({"query":"   "})", "input.query", "EMPTY"},
-      {ToolName::kSearchDocuments, R"({"query":42})", "input.query", "WRONG_TYPE"},
-      {ToolName::kSearchDocuments, R"({"query":"x","top_k":5})", "input.top_k", "UNKNOWN_FIELD"},
-      {ToolName::kQueryLogs, R"({"topic":"gateway"})", "input.query", "MISSING_FIELD"},
-      {ToolName::kQueryLogs, R"({"topic":"nginx","query":""})", "input.topic", "UNKNOWN_TOPIC"},
-      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":-5})",
+      {tools::documents::kSearchDocuments, R"({})", "input.query", "MISSING_FIELD"},
+      {tools::documents::kSearchDocuments, R"({"query":""})", "input.query", "EMPTY"},
+      {tools::documents::kSearchDocuments, R"({"query":"   "})", "input.query", "EMPTY"},
+      {tools::documents::kSearchDocuments, R"({"query":42})", "input.query", "WRONG_TYPE"},
+      {tools::documents::kSearchDocuments, R"({"query":"x","top_k":5})", "input.top_k", "UNKNOWN_FIELD"},
+      {tools::logs::kQueryLogs, R"({"topic":"gateway"})", "input.query", "MISSING_FIELD"},
+      {tools::logs::kQueryLogs, R"({"topic":"nginx","query":""})", "input.topic", "UNKNOWN_TOPIC"},
+      {tools::logs::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":-5})",
        "input.lookback_minutes", "OUT_OF_RANGE"},
-      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":2.5})",
+      {tools::logs::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":2.5})",
        "input.lookback_minutes", "WRONG_TYPE"},
-      {ToolName::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":"60"})",
+      {tools::logs::kQueryLogs, R"({"topic":"gateway","query":"","lookback_minutes":"60"})",
        "input.lookback_minutes", "WRONG_TYPE"},
-      {ToolName::kQueryMysql, R"({"datasource":"billing","sql":"SELECT 1"})", "input.datasource",
+      {tools::mysql::kQueryMysql, R"({"datasource":"billing","sql":"SELECT 1"})", "input.datasource",
        "UNKNOWN_DATASOURCE"},
-      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"UPDATE orders SET x=1"})",
+      {tools::mysql::kQueryMysql, R"({"datasource":"orders","sql":"UPDATE orders SET x=1"})",
        "input.sql", "NOT_READ_ONLY"},
-      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1; DROP TABLE orders"})",
+      {tools::mysql::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1; DROP TABLE orders"})",
        "input.sql", "MULTIPLE_STATEMENTS"},
-      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ? , ?","params":[1]})",
+      {tools::mysql::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ? , ?","params":[1]})",
        "input.params", "PARAM_COUNT_MISMATCH"},
-      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ?","params":[{"a":1}]})",
+      {tools::mysql::kQueryMysql, R"({"datasource":"orders","sql":"SELECT ?","params":[{"a":1}]})",
        "input.params[0]", "WRONG_TYPE"},
-      {ToolName::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1","params":"x"})",
+      {tools::mysql::kQueryMysql, R"({"datasource":"orders","sql":"SELECT 1","params":"x"})",
        "input.params", "WRONG_TYPE"},
   };
   for (const auto& c : cases) {
@@ -154,17 +154,17 @@ TEST(ToolCatalog, QueryOfFiveHundredCharactersIsAcceptedAndOneMoreIsTooLong) {
   auto catalog = Catalog();
   std::string ok;
   for (int i = 0; i < 500; ++i) ok += "超";
-  EXPECT_TRUE(catalog.ParseInput(ToolName::kSearchDocuments, {{"query", ok}}));
-  auto long_one = catalog.ParseInput(ToolName::kSearchDocuments, {{"query", ok + "时"}});
+  EXPECT_TRUE(catalog.ParseInput(tools::documents::kSearchDocuments, {{"query", ok}}));
+  auto long_one = catalog.ParseInput(tools::documents::kSearchDocuments, {{"query", ok + "时"}});
   ASSERT_FALSE(long_one);
   EXPECT_EQ(long_one.error().reason, "TOO_LONG");
 }
 
 TEST(ToolCatalog, UnknownTopicsArePlainNamesWhenTopicsAreNotKnown) {
   ToolCatalog catalog({{{}, 60, 1440}, {}, false});
-  EXPECT_TRUE(catalog.ParseInput(ToolName::kQueryLogs, {{"topic", "any-topic.v2"}, {"query", ""}}));
+  EXPECT_TRUE(catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", "any-topic.v2"}, {"query", ""}}));
   for (const char* bad : {"../secrets", "a/b", ".hidden", "x y"}) {
-    auto parsed = catalog.ParseInput(ToolName::kQueryLogs, {{"topic", bad}, {"query", ""}});
+    auto parsed = catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", bad}, {"query", ""}});
     ASSERT_FALSE(parsed) << bad;
     EXPECT_EQ(parsed.error().reason, "INVALID_NAME");
   }
@@ -172,7 +172,7 @@ TEST(ToolCatalog, UnknownTopicsArePlainNamesWhenTopicsAreNotKnown) {
 
 TEST(ToolCatalog, MatchesDatasourceCaseInsensitivelyAndKeepsConfiguredName) {
   auto parsed = Catalog().ParseInput(
-      ToolName::kQueryMysql,
+      tools::mysql::kQueryMysql,
       {{"datasource", "ORDERS"}, {"sql", "SELECT * FROM t WHERE a = ? AND b = ?"},
        {"params", {nullptr, true}}});
   ASSERT_TRUE(parsed);
@@ -184,7 +184,7 @@ TEST(ToolCatalog, MatchesDatasourceCaseInsensitivelyAndKeepsConfiguredName) {
 }
 
 TEST(ToolCatalog, ErrorsNeverEchoTheValue) {
-  auto parsed = Catalog().ParseInput(ToolName::kQueryMysql,
+  auto parsed = Catalog().ParseInput(tools::mysql::kQueryMysql,
                                      {{"datasource", "orders"}, {"sql", "DELETE FROM secret_table"}});
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().field.find("secret"), std::string::npos);
@@ -203,7 +203,7 @@ std::vector<std::string> OfferedTopics(const ToolCatalog& catalog) {
 }
 
 bool AcceptsTopic(const ToolCatalog& catalog, const char* topic) {
-  return catalog.ParseInput(ToolName::kQueryLogs, {{"topic", topic}, {"query", "timeout"}})
+  return catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", topic}, {"query", "timeout"}})
       .has_value();
 }
 

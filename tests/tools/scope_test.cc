@@ -56,13 +56,13 @@ TEST(LogsScope, TimeBoundsArePartOfTheScopeAsTheInstantsTheyName) {
 
 TEST(LogsScope, OmittedLookbackEqualsDefaultAndAboveMaximumEqualsMaximum) {
   ToolCatalog catalog({{{"gateway"}, 60, 1440}, {}, false});
-  auto omitted = catalog.ParseInput(ToolName::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}});
+  auto omitted = catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}});
   auto explicit60 = catalog.ParseInput(
-      ToolName::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 60}});
+      tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 60}});
   auto huge = catalog.ParseInput(
-      ToolName::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 100000}});
+      tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 100000}});
   auto max = catalog.ParseInput(
-      ToolName::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 1440}});
+      tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 1440}});
   ASSERT_TRUE(omitted && explicit60 && huge && max);
   EXPECT_EQ(Identity(*omitted), Identity(*explicit60));
   EXPECT_EQ(Identity(*huge), Identity(*max));

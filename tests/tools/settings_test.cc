@@ -39,8 +39,8 @@ max_cell_chars = 200
 
   BoundaryOptions boundary = BoundaryOptionsFrom(*config);
   EXPECT_EQ(boundary.max_attempts, 3);
-  EXPECT_EQ(boundary.timeouts.at(ToolName::kQueryLogs), std::chrono::milliseconds(2500));
-  EXPECT_EQ(boundary.timeouts.at(ToolName::kQueryMysql), std::chrono::milliseconds(3000))
+  EXPECT_EQ(boundary.timeouts.at(tools::logs::kQueryLogs), std::chrono::milliseconds(2500));
+  EXPECT_EQ(boundary.timeouts.at(tools::mysql::kQueryMysql), std::chrono::milliseconds(3000))
       << "billing keeps the default 3000 ms, the larger of the two";
   EXPECT_EQ(boundary.limits.max_rows, 40u);
   EXPECT_EQ(boundary.limits.max_cell_chars, 1000u);
@@ -60,7 +60,7 @@ TEST(ToolSettings, WithoutDatasourcesRowBoundsKeepTheirDefaults) {
   ASSERT_TRUE(config.has_value());
   BoundaryOptions boundary = BoundaryOptionsFrom(*config);
   EXPECT_EQ(boundary.limits.max_rows, ResultLimits{}.max_rows);
-  EXPECT_EQ(boundary.timeouts.count(ToolName::kQueryMysql), 0u);
+  EXPECT_EQ(boundary.timeouts.count(tools::mysql::kQueryMysql), 0u);
 }
 
 }  // namespace

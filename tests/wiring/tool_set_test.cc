@@ -73,7 +73,7 @@ TEST_F(ToolSetTest, ALogTopicAddedWhileRunningIsOfferedAndQueriedWithoutARestart
             std::string::npos)
       << definitions[1].parameters_schema;
   EXPECT_EQ((*offered_at_start)[1].parameters_schema.find("billing"), std::string::npos);
-  auto parsed = (*set)->catalog->ParseInput(tools::ToolName::kQueryLogs,
+  auto parsed = (*set)->catalog->ParseInput(tools::logs::kQueryLogs,
                                             {{"topic", "billing"}, {"query", "timeout"}});
   ASSERT_TRUE(parsed.has_value());
   Unlimited budget;

@@ -21,7 +21,7 @@ using Failure = Unexpected<AdapterFailure>;
 
 // zeroblob(1e9), a runaway group_concat: nothing a diagnosis needs is larger.
 constexpr int kMaxValueBytes = 16 * 1024 * 1024;
-constexpr int kMaxSqlBytes = 100000;
+constexpr int kMaxSqliteSqlBytes = 100000;
 // How often (in virtual machine steps) the deadline is checked: a step is
 // tens of nanoseconds, a clock read about as much.
 constexpr int kProgressSteps = 1000;
@@ -127,7 +127,7 @@ int Harden(sqlite3* db, StatementStop* stop) {
   // Functions named in views and triggers of the file run as if untrusted.
   sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
-  sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, kMaxSqlBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, kMaxSqliteSqlBytes);
   sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
   sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
   if (int rc = sqlite3_exec(db, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
@@ -226,7 +226,7 @@ Result<QueryOutput, AdapterFailure> SqliteDatasource::Query(std::string_view sql
                                                             const std::stop_token& cancel) {
   if (Expired(deadline)) return Failure({ToolErrorCode::kToolTimeout, {}});
   if (cancel.stop_requested()) return Failure({ToolErrorCode::kToolUnavailable, {}});
-  if (sql.size() > static_cast<std::size_t>(kMaxSqlBytes)) {
+  if (sql.size() > static_cast<std::size_t>(kMaxSqliteSqlBytes)) {
     return Failure(QueryFailed("statement too long"));
   }
   // The progress handler reads `stop` through a pointer until the

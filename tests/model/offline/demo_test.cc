@@ -77,8 +77,8 @@ TEST_F(DemoTest, OrderServiceFiveHundredsTraceBackToThePaymentRelease) {
   }
   EXPECT_EQ(conclusion.confidence, agent::Confidence::kHigh);
   EXPECT_EQ(CitedTools(conclusion),
-            (std::set<tools::ToolName>{tools::ToolName::kSearchDocuments,
-                                       tools::ToolName::kQueryLogs, tools::ToolName::kQueryMysql}))
+            (std::set<tools::ToolName>{tools::documents::kSearchDocuments,
+                                       tools::logs::kQueryLogs, tools::mysql::kQueryMysql}))
       << "logs, the change record and a runbook corroborate each other";
   ExpectEveryQuoteInItsCanonicalRecord(*execution.draft);
   ASSERT_FALSE(execution.draft->next_steps.empty());

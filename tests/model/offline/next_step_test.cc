@@ -339,7 +339,7 @@ TEST(NextStep, ItsSqlStatementsPassTheReadOnlyRules) {
     boost::json::array params;
     if (sql.find('?') != std::string::npos) params.emplace_back("2026-11-29 09:30:00");
     boost::json::object input{{"datasource", "orders"}, {"sql", sql}, {"params", params}};
-    auto parsed = catalog.ParseInput(tools::ToolName::kQueryMysql, input);
+    auto parsed = catalog.ParseInput(tools::mysql::kQueryMysql, input);
     EXPECT_TRUE(parsed.has_value())
         << sql << ": " << (parsed ? "" : parsed.error().field + " " + parsed.error().reason);
   }

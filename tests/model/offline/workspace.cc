@@ -65,9 +65,9 @@ Workspace::Workspace(const std::filesystem::path& config_file) {
   catalog_ = std::make_unique<tools::ToolCatalog>(tools::CatalogOptionsFrom(config_, topics_));
   boundary_ = std::make_unique<tools::ToolBoundary>(
       std::map<tools::ToolName, tools::ToolAdapter*>{
-          {tools::ToolName::kSearchDocuments, documents_.get()},
-          {tools::ToolName::kQueryLogs, logs_.get()},
-          {tools::ToolName::kQueryMysql, mysql_.get()}},
+          {tools::documents::kSearchDocuments, documents_.get()},
+          {tools::logs::kQueryLogs, logs_.get()},
+          {tools::mysql::kQueryMysql, mysql_.get()}},
       store_, clock_, tools::BoundaryOptionsFrom(config_), [](std::chrono::milliseconds) {});
   ok_ = true;
 }

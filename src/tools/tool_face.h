@@ -1,0 +1,137 @@
+// A tool's one face: everything the harness, release, store and catalog need
+// to know of a tool, given by one struct of static members in the tool's
+// folder (documents::SearchDocuments, logs::QueryLogs, ...). A struct is a
+// tool when it satisfies `ToolFace` below; tool_registry.h lists the
+// registered ones, and generic code reaches a tool only through the
+// registry. src/tools/README.md tells how to add one.
+//
+// Besides the face, a tool has a backend (a ToolAdapter, opened by wiring/)
+// and, where it has settings, a config section and a member of
+// CatalogOptions (catalog_options.h).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json_writer.h"
+#include "tools/byte_codec.h"
+#include "tools/catalog_options.h"
+#include "tools/input_rules.h"
+#include "tools/scope.h"
+#include "tools/tool_types.h"
+
+namespace diagd::tools {
+
+// Bounds applied to every result that leaves a tool, whatever the backend did.
+struct ResultLimits {
+  std::size_t max_evidence = 5;
+  std::size_t max_excerpt_chars = 600;
+  std::size_t max_events = 30;
+  std::size_t max_message_chars = 2000;
+  std::size_t max_rows = 30;
+  std::size_t max_cell_chars = 1000;
+};
+
+// A view of a result is a list of its keys: the canonical view (what the
+// canonical store keeps) lists them all; the model observation only its
+// whitelist. Both are written by the same per-key writers, so a key absent
+// from a list cannot appear in that view.
+struct ResultView {
+  const std::vector<std::string_view>* keys = nullptr;  // which keys, in this order
+  // Items of the result's list (evidence, rows, series) beyond this are left
+  // out, and `truncated` is then written as true; events are left out from
+  // the middle (EarliestShare).
+  std::size_t max_items = std::numeric_limits<std::size_t>::max();
+};
+
+// Receives a text of a result (a quote source, a mention, a fact).
+using TextSink = std::function<void(const std::string&)>;
+// Asked of each text a quote may be verified against; true stops the search.
+using TextTest = std::function<bool(std::string_view)>;
+
+// What each member does, by example of query_logs:
+template <typename T>
+concept ToolFace = requires(const typename T::Request& request, typename T::Result& result,
+                            const typename T::Result& const_result, const CatalogOptions& options,
+                            const boost::json::object& input, const ResultLimits& limits,
+                            const ResultView& view, json::JsonWriter& writer, ByteWriter& bytes,
+                            ByteReader& reader, std::string_view key, const TextSink& sink,
+                            const TextTest& test, bool english) {
+  // The wire name ("query_logs") and the two value types: the validated
+  // business request, and the canonical result, which carries the common
+  // fields evidence_status, tool_call_id, returned_count and truncated.
+  { T::kName } -> std::convertible_to<ToolName>;
+  // Catalog: whether the configuration offers the tool at all, its
+  // description in the configured language (naming what it can reach), its
+  // business input schema, and the input rules (invalid input is an
+  // InputError the model can repair).
+  { T::Offered(options) } -> std::same_as<bool>;
+  { T::Description(options) } -> std::same_as<std::string>;
+  { T::InputSchema(options) } -> std::same_as<boost::json::object>;
+  { T::ParseInput(input, options) } -> std::same_as<InputResult<typename T::Request>>;
+  // Scope normalization: two requests repeat each other when their
+  // identities are equal; the summary is what users and traces see.
+  { T::ScopeOf(request) } -> std::same_as<Scope>;
+  { T::RequestJson(request) } -> std::same_as<boost::json::object>;
+  // Writes the request's own fields onto a result, whatever the backend echoed.
+  { T::Bind(result, request) } -> std::same_as<void>;
+  // Bounds a backend's result (setting truncated), drops unusable items and
+  // sets returned_count and evidence_status from what is left.
+  { T::Canonicalize(result, limits) } -> std::same_as<void>;
+  // The length of the result's list, which views and observations cut.
+  { T::Items(const_result) } -> std::same_as<std::size_t>;
+  // Every key of the canonical view, in contract order; the model
+  // observation's whitelist; a writer of one non-common key (which writes
+  // the key itself, or nothing for an absent optional).
+  { T::CanonicalKeys() } -> std::same_as<const std::vector<std::string_view>&>;
+  { T::ObservationKeys() } -> std::same_as<const std::vector<std::string_view>&>;
+  { T::WriteField(const_result, key, view, writer) } -> std::same_as<void>;
+  // Release: the texts a cited quote is verified against; the texts that
+  // mention a subject of the question, and the names (tables) the call
+  // read; the facts a safe fallback shows; the tool as users call it.
+  { T::AnyCitable(const_result, test) } -> std::same_as<bool>;
+  { T::MentionTexts(const_result, sink) } -> std::same_as<void>;
+  { T::NamesRead(const_result, sink) } -> std::same_as<void>;
+  { T::Facts(const_result, sink) } -> std::same_as<void>;
+  { T::Label(english) } -> std::same_as<const char*>;
+  // The stored form of a result (canonical store). Stored: change only by
+  // adding a new tool, never by renumbering what was written.
+  { T::EncodeResult(const_result, bytes) } -> std::same_as<void>;
+  { T::DecodeResult(reader) } -> std::same_as<typename T::Result>;
+};
+
+// Helpers every face uses.
+namespace face {
+
+// Cuts `s` to `max_chars` code points; records a cut in `truncated`.
+void BoundText(std::string& s, std::size_t max_chars, bool& truncated);
+
+template <typename T>
+void BoundList(std::vector<T>& items, std::size_t max_items, bool& truncated) {
+  if (items.size() > max_items) {
+    items.resize(max_items);
+    truncated = true;
+  }
+}
+
+template <typename R>
+void SetCountAndStatus(R& r, std::size_t items) {
+  r.returned_count = items;
+  r.evidence_status = items > 0 ? EvidenceStatus::kEvidenceFound : EvidenceStatus::kNoEvidence;
+}
+
+// `names` appended to `description` after `label`, comma-separated.
+void AppendNames(std::string& description, const char* label,
+                 const std::vector<std::string>& names);
+
+void WriteOptional(const std::optional<std::string>& s, json::JsonWriter& w);
+
+}  // namespace face
+
+}  // namespace diagd::tools
