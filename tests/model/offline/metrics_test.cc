@@ -3,15 +3,19 @@
 // onset), the queries it asks and when, and what its draft makes of them:
 // findings that cite a summary line, corroboration of a cause the change
 // record names, never a cause of their own. Over hand-written
-// conversations whose tools answer like the real ones.
+// conversations whose tools answer like the real ones, and once over the
+// demo's recording served by a real Prometheus and read by the real client.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "agent/draft.h"
+#include "core/clock.h"
 #include "core/json.h"
 #include "model/offline/case_file.h"
 #include "model/offline/conclusion_writer.h"
@@ -21,6 +25,9 @@
 #include "model/offline/next_step.h"
 #include "model/offline/observation_text.h"
 #include "model/offline/text_match.h"
+#include "testing/prometheus_server.h"
+#include "tools/metrics/metrics_tool.h"
+#include "tools/metrics/prometheus_client.h"
 
 namespace diagd::model::offline {
 namespace {
@@ -30,12 +37,13 @@ namespace bj = boost::json;
 
 const char* const kQuestion = "订单服务从 10 点左右开始大量 500，为什么？";
 
-FunctionTool MetricsTool() {
-  return {"query_metrics",
-          "查询 Prometheus 指标（PromQL），返回每个序列的标签、摘要行与采样点。",
-          R"({"type":"object","properties":{"input":{"type":"object","properties":{)"
-          R"("query":{"type":"string"},"lookback_minutes":{"type":"integer"},)"
-          R"("step_seconds":{"type":"integer"}},"required":["query"]}}})"};
+// query_metrics as a workspace with `[tools.metrics]` offers it.
+FunctionTool MetricsTool(bool english = false) {
+  tools::metrics::MetricsRules rules;
+  return {"query_metrics", tools::metrics::Description(rules, english),
+          json::Serialize(bj::object{
+              {"type", "object"},
+              {"properties", bj::object{{"input", tools::metrics::InputSchema(rules)}}}})};
 }
 
 // --- series as the tool returns them ---------------------------------------
@@ -575,7 +583,7 @@ TEST(MetricsDraft, AnEnglishDraftTellsTheSignalInEnglish) {
   Conversation conversation("Why has order-service been returning 500 errors since about 10:00?",
                             {"gateway", "order-service", "payment-db", "payment-service"},
                             {"orders"}, true);
-  conversation.Offer(MetricsTool());
+  conversation.Offer(MetricsTool(true));
   Workspace workspace;
   workspace.metrics = DemoMetrics;
   Message answer = conversation.Play(workspace);
@@ -598,6 +606,108 @@ TEST(MetricsDraft, WithoutMetricsTheSameRunIsUnchanged) {
   ASSERT_TRUE(draft && draft->conclusion) << answer.content;
   EXPECT_EQ(draft->conclusion->root_cause.find("指标"), std::string::npos);
   EXPECT_EQ(answer.content.find("query_metrics"), std::string::npos);
+}
+
+// --- over a real Prometheus ------------------------------------------------------
+
+// query_metrics as the model sees it, answered by the real client from a
+// real Prometheus serving the demo's recording, at the demo's clock.
+class RealMetrics {
+ public:
+  explicit RealMetrics(const std::string& url) : client_(Settings(url), SystemClock::Instance()) {}
+
+  std::string operator()(const ToolCall& call) {
+    auto arguments = json::Parse(call.arguments);
+    const bj::value* input = arguments && arguments->is_object()
+                                 ? arguments->as_object().if_contains("input")
+                                 : nullptr;
+    if (input == nullptr || !input->is_object()) return R"({"error_code":"INVALID_TOOL_INPUT"})";
+    auto request = tools::metrics::ParseInput(input->as_object(), client_.rules());
+    if (!request) return R"({"error_code":"INVALID_TOOL_INPUT"})";
+    auto out = client_.Query(*request, *ParseRfc3339("2026-11-29T10:30:00Z"),
+                             SystemClock::Instance().Monotonic() + std::chrono::seconds(20));
+    if (!out) {
+      return json::Serialize(bj::object{{"tool_call_id", "$ID"},
+                                        {"evidence_status", "ERROR"},
+                                        {"error_code", "QUERY_FAILED"},
+                                        {"message", out.error().message}});
+    }
+    const auto& result = out->result;
+    bj::array series;
+    for (const auto& s : result.series) {
+      bj::object labels;
+      for (const auto& [key, value] : s.labels) labels[key] = value;
+      bj::array points;
+      for (const auto& point : s.points) points.push_back(bj::array{bj::value(point.time), bj::value(point.value)});
+      series.push_back(bj::object{{"labels", labels}, {"summary", s.summary}, {"points", points}});
+      summaries.push_back(s.summary);
+    }
+    return json::Serialize(bj::object{
+        {"tool_call_id", "$ID"},
+        {"query", result.query},
+        {"lookback_minutes", result.lookback_minutes},
+        {"step_seconds", result.step_seconds},
+        {"evidence_status", result.series.empty() ? "NO_EVIDENCE" : "EVIDENCE_FOUND"},
+        {"series", series},
+        {"truncated", result.truncated}});
+  }
+
+  std::vector<std::string> summaries;  // every summary line returned
+
+ private:
+  static tools::metrics::MetricsSettings Settings(const std::string& url) {
+    tools::metrics::MetricsSettings settings;
+    settings.url = url;
+    return settings;
+  }
+  tools::metrics::PrometheusClient client_;
+};
+
+TEST(MetricsOverPrometheus, TheDemoRecordingCorroboratesTheRelease) {
+  auto recording = diagd::testing::DemoMetrics();
+  ASSERT_TRUE(recording) << recording.error().ToString();
+  DIAGD_START_PROMETHEUS(server, {.openmetrics = *recording});
+  RealMetrics metrics(server->url());
+  Conversation conversation(kQuestion);
+  conversation.Offer(MetricsTool());
+  Workspace workspace;
+  workspace.release = true;
+  Message answer = conversation.Play([&](const ToolCall& call) {
+    return call.name == "query_metrics" ? metrics(call) : workspace(call);
+  });
+  if (getenv("DIAGD_TRANSCRIPT")) std::cout << answer.content << "\n";
+  auto draft = agent::ParseDraft(answer.content);
+  ASSERT_TRUE(draft && draft->conclusion) << answer.content << "\n" << server->Log();
+  auto asked = CallsOf(conversation, "query_metrics");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(InputQuery(asked[0]), R"({service=~"order-service|payment-service"})");
+  // The payment pool, from the recording: cited as returned, in full.
+  std::string pool;
+  for (const auto& summary : metrics.summaries) {
+    if (summary.starts_with(R"(hikaricp_connections_active{pool="HikariPool-1")")) pool = summary;
+  }
+  ASSERT_FALSE(pool.empty()) << answer.content;
+  bool cited = false;
+  for (const auto& c : draft->conclusion->evidence) {
+    cited |= c.tool_call_id == asked[0].id && c.quote == pool;
+  }
+  EXPECT_TRUE(cited) << answer.content;
+  EXPECT_NE(draft->conclusion->root_cause.find("指标印证：hikaricp_connections_active（pool=HikariPool-1, "
+                                               "service=payment-service）饱和度"),
+            std::string::npos)
+      << draft->conclusion->root_cause;
+  EXPECT_NE(draft->conclusion->root_cause.find("达到上限 16"), std::string::npos)
+      << "the recording's hikaricp_connections_max: " << draft->conclusion->root_cause;
+  // Every metrics finding quotes a summary line as returned; the order
+  // pool, busy but steady, is none.
+  for (const auto& finding : draft->findings) {
+    if (finding.tool_call_id != asked[0].id) continue;
+    std::string quote = finding.quote.value_or("");
+    EXPECT_NE(std::find(metrics.summaries.begin(), metrics.summaries.end(), quote),
+              metrics.summaries.end())
+        << quote;
+    EXPECT_EQ(quote.find("order-pool"), std::string::npos) << quote;
+  }
 }
 
 }  // namespace
