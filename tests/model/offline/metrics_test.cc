@@ -443,6 +443,24 @@ TEST(MetricsQueries, SelectorsEscapeTheirNamesAndLeaveCountersOut) {
             std::string::npos);
 }
 
+TEST(MetricsQueries, TheWindowReachesHalfAnHourBeforeAnOnsetOlderThanTheDefaultHour) {
+  InvestigationState state;
+  state.offers_metrics = true;
+  QuestionAnalysis analysis;
+  analysis.topics = {"order-service"};
+  CaseFile file;
+  file.latest_time = "2026-11-29 10:30:00";
+  file.stated_onset = "2026-11-29 09:20:00";
+  auto query = NextMetricsQuery(state, analysis, file);
+  ASSERT_TRUE(query.has_value());
+  EXPECT_EQ(query->promql, R"({service=~"order-service"})") << "no chain: the topics asked about";
+  EXPECT_EQ(query->lookback_minutes, 105) << "70 minutes back and 30 before, in quarters";
+  file.stated_onset = "2026-11-29 10:10:00";
+  EXPECT_FALSE(NextMetricsQuery(state, analysis, file)->lookback_minutes.has_value());
+  state.offers_metrics = false;
+  EXPECT_FALSE(NextMetricsQuery(state, analysis, file).has_value());
+}
+
 TEST(MetricsQueries, NotOfferedNeverAsked) {
   Conversation conversation(kQuestion);
   Workspace workspace;
