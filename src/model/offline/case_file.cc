@@ -472,7 +472,22 @@ CaseFile BuildCaseFile(const InvestigationState& state, const QuestionAnalysis& 
   file.schemas = ReadSchemas(state);
   file.change = FindChangeRecord(state, file);
   file.resource = FindResourceRecord(state, file);
+  file.metrics = FindMetricSignals(state, FailureOnset(file), ChainTopics(file));
   return file;
+}
+
+std::string FailureOnset(const CaseFile& file) {
+  std::string onset = FirstSeenFailure(file);
+  return onset.empty() ? file.stated_onset : onset;
+}
+
+std::vector<std::string> ChainTopics(const CaseFile& file) {
+  std::vector<std::string> topics;
+  for (std::size_t position : file.chain) {
+    const std::string& topic = file.hops[position].topic;
+    if (std::find(topics.begin(), topics.end(), topic) == topics.end()) topics.push_back(topic);
+  }
+  return topics;
 }
 
 }  // namespace diagd::model::offline

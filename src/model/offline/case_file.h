@@ -19,6 +19,7 @@
 
 #include "model/offline/investigation_state.h"
 #include "model/offline/log_templates.h"
+#include "model/offline/metric_signals.h"
 #include "model/offline/question_analysis.h"
 #include "model/offline/schema_discovery.h"
 
@@ -84,6 +85,9 @@ struct CaseFile {
   std::vector<DatasourceSchema> schemas;
   std::optional<ChangeRecord> change;
   std::optional<ResourceRecord> resource;
+  // The metrics series that rose with the failure (metric_signals.h):
+  // findings that corroborate a cause, never one by themselves.
+  std::vector<MetricSignal> metrics;
   std::string latest_time;    // the newest event time seen ("YYYY-MM-DD HH:MM:SS")
   std::string earliest_time;  // the oldest
   // When the question says the failure began ("8 点左右开始", "since about
@@ -162,6 +166,13 @@ std::vector<std::string> MechanismTerms(const CaseFile& file);
 // matches of a query as well as the newest, so that is the first the query
 // found). Empty when no event has a time. (change_record.cc)
 std::string FirstSeenFailure(const CaseFile& file);
+
+// When the failure began, as far as the data says: FirstSeenFailure, else
+// the time the question gives; empty when neither is known.
+std::string FailureOnset(const CaseFile& file);
+
+// The topics of the chain, surface first, each once.
+std::vector<std::string> ChainTopics(const CaseFile& file);
 
 // The logs read begin after the time the question says the failure began
 // (give or take ten minutes), and no query has yet read from before it

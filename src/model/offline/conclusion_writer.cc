@@ -14,6 +14,9 @@ namespace {
 namespace bj = boost::json;
 
 constexpr std::size_t kMaxCitations = 7;
+// Metrics corroborate the chain: cited beside its other evidence, never
+// in place of it.
+constexpr std::size_t kMaxMetricCitations = 2;
 
 bool IsEn(const InvestigationState& state) { return state.lang == Lang::kEn; }
 
@@ -241,6 +244,17 @@ std::string DescribeResource(const InvestigationState& state, const CaseFile& fi
   return text + cells;
 }
 
+// The signals about the chain's own components (a label names one of its
+// topics), in order, at most kMaxMetricCitations: what the metrics add to
+// the chain. A signal about something else stays a finding.
+std::vector<const MetricSignal*> CorroboratingSignals(const CaseFile& file) {
+  std::vector<const MetricSignal*> agreeing;
+  for (const auto& signal : file.metrics) {
+    if (signal.about_chain && agreeing.size() < kMaxMetricCitations) agreeing.push_back(&signal);
+  }
+  return agreeing;
+}
+
 std::string RootCause(const InvestigationState& state, const QuestionAnalysis& analysis,
                       const CaseFile& file) {
   bool en = IsEn(state);
@@ -265,13 +279,19 @@ std::string RootCause(const InvestigationState& state, const QuestionAnalysis& a
   }
   text += SymptomClause(state, analysis);
   if (file.resource) text += DescribeResource(state, file, *file.resource);
+  std::vector<const MetricSignal*> agreeing = CorroboratingSignals(file);
+  for (std::size_t i = 0; i < agreeing.size(); ++i) {
+    text += i > 0 ? (en ? "; " : "；") : (en ? "; the metrics agree: " : "；指标印证：");
+    text += DescribeSignal(state, file, *agreeing[i]);
+  }
   return text + (en ? "." : "。");
 }
 
 std::vector<DraftCitation> Citations(const InvestigationState& state, const CaseFile& file) {
   std::vector<DraftCitation> citations;
+  std::size_t cap = kMaxCitations;
   auto add = [&](std::size_t call, const std::string& quote) {
-    if (text::CodePointCount(quote) < 4 || citations.size() >= kMaxCitations) return;
+    if (text::CodePointCount(quote) < 4 || citations.size() >= cap) return;
     DraftCitation citation{state.calls[call].id, quote};
     bool seen = std::any_of(citations.begin(), citations.end(), [&](const DraftCitation& c) {
       return c.call_id == citation.call_id && c.quote == citation.quote;
@@ -308,6 +328,8 @@ std::vector<DraftCitation> Citations(const InvestigationState& state, const Case
       break;
     }
   }
+  cap = citations.size() + kMaxMetricCitations;
+  for (const MetricSignal* signal : CorroboratingSignals(file)) add(signal->call, signal->quote);
   return citations;
 }
 
@@ -330,7 +352,8 @@ Draft BuildDraft(const InvestigationState& state, const QuestionAnalysis& analys
   if (holds) {
     DraftConclusion conclusion;
     conclusion.root_cause = RootCause(state, analysis, file);
-    int kinds = 1 + (file.change ? 1 : 0) + (file.resource ? 1 : 0) + (file.docs.empty() ? 0 : 1);
+    int kinds = 1 + (file.change ? 1 : 0) + (file.resource ? 1 : 0) + (file.docs.empty() ? 0 : 1) +
+                (CorroboratingSignals(file).empty() ? 0 : 1);
     conclusion.confidence = kinds >= 3 ? "HIGH" : kinds == 2 ? "MEDIUM" : "LOW";
     conclusion.evidence = Citations(state, file);
     if (!conclusion.evidence.empty()) draft.conclusion = std::move(conclusion);

@@ -63,5 +63,9 @@ std::vector<std::string> BuildMissingInfo(const InvestigationState& state,
                                           const QuestionAnalysis& analysis, const CaseFile& file,
                                           bool concluded);
 std::vector<std::string> BuildNextSteps(const InvestigationState& state, const CaseFile& file);
+// What a metric signal shows, in a clause: the series, how far it rose and
+// when, against the failure's onset (FailureOnset).
+std::string DescribeSignal(const InvestigationState& state, const CaseFile& file,
+                           const MetricSignal& signal);
 
 }  // namespace diagd::model::offline

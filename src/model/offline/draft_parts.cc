@@ -78,6 +78,11 @@ std::string DescribeNoEvidence(const CallRecord& call, bool en) {
     case ToolKind::kDocuments:
       return en ? "No document section matched " + Q(call.input.query, true) + "."
                 : "文档中没有与" + Q(call.input.query, false) + "相关的段落。";
+    case ToolKind::kMetrics:
+      return en ? "No metrics series matched " + Q(call.input.query, true) + " in " +
+                      Lookback(call, true) + "."
+                : "在" + Lookback(call, false) + "内没有与 " + Q(call.input.query, false) +
+                      " 匹配的指标序列。";
     default:
       return en ? "The query on " + call.input.datasource + " returned no rows."
                 : "数据源 " + call.input.datasource + " 上的查询没有返回数据。";
@@ -181,7 +186,75 @@ std::optional<DraftFinding> MysqlFinding(const CallRecord& call, std::size_t ind
   return RowsFinding(call, en);
 }
 
+// The metrics a call returned: each signal (metric_signals.h), else that
+// none of its series rose with the failure, quoting the first.
+std::vector<DraftFinding> MetricsFindings(const InvestigationState& state, const CaseFile& file,
+                                          std::size_t index) {
+  constexpr std::size_t kMaxSignalFindings = 3;
+  const CallRecord& call = state.calls[index];
+  bool en = IsEn(state);
+  std::vector<DraftFinding> findings;
+  for (const auto& signal : file.metrics) {
+    if (signal.call != index || findings.size() == kMaxSignalFindings) continue;
+    findings.push_back(
+        {call.id, true, DescribeSignal(state, file, signal) + (en ? "." : "。"), signal.quote});
+  }
+  if (!findings.empty() || call.series.empty()) return findings;
+  const SeriesItem& first = call.series.front();
+  if (text::CodePointCount(first.summary) < 4) return findings;
+  std::string count = std::to_string(call.series.size());
+  findings.push_back(
+      {call.id, true,
+       en ? count + " series matched " + Q(call.input.query, true) +
+                "; none shows saturation, latency or errors rising with the failure."
+          : "与 " + Q(call.input.query, false) + " 匹配的 " + count +
+                " 个序列中，没有随故障一起上升的饱和度、延迟或错误率。",
+       first.summary});
+  return findings;
+}
+
 }  // namespace
+
+std::string DescribeSignal(const InvestigationState& state, const CaseFile& file,
+                           const MetricSignal& signal) {
+  bool en = IsEn(state);
+  const SeriesItem& series = state.calls[signal.call].series[signal.series];
+  std::string labels;
+  for (const auto& [key, value] : series.labels) {
+    if (key != "__name__") labels += (labels.empty() ? "" : ", ") + key + "=" + value;
+  }
+  std::string what = signal.name + (labels.empty() ? "" : (en ? " (" + labels + ")" : "（" + labels + "）"));
+  std::string onset = FailureOnset(file);
+  std::string when;
+  if (!onset.empty()) {
+    bool before = signal.began < onset;
+    when = en ? (before ? ", before the failure was first seen (" : ", as the failure began (") +
+                    onset + ")"
+              : (before ? "，早于故障首次出现（" : "，与故障同时开始（") + onset + "）";
+  }
+  std::string limit =
+      signal.limit.empty() ? std::string()
+                           : (en ? ", reaching its limit of " + signal.limit
+                                 : "，达到上限 " + signal.limit);
+  const char* kind_en = signal.kind == SignalKind::kSaturation ? "saturation"
+                        : signal.kind == SignalKind::kLatency  ? "latency"
+                                                               : "error rate";
+  const char* kind_zh = signal.kind == SignalKind::kSaturation ? "饱和度"
+                        : signal.kind == SignalKind::kLatency  ? "延迟"
+                                                               : "错误率";
+  if (signal.before.empty()) {
+    return en ? what + " (" + kind_en + ") appears only from " + signal.began +
+                    " (no samples before it), at about " + signal.after + limit + when
+              : what + kind_zh + "自 " + signal.began + " 起才出现（此前没有采样），约 " +
+                    signal.after + limit + when;
+  }
+  if (en) {
+    return what + " (" + kind_en + ") rose from about " + signal.before + " to " + signal.after +
+           " from " + signal.began + limit + when;
+  }
+  return what + kind_zh + "自 " + signal.began + " 起由约 " + signal.before + " 升至 " +
+         signal.after + limit + when;
+}
 
 std::vector<DraftFinding> BuildFindings(const InvestigationState& state, const CaseFile& file) {
   bool en = IsEn(state);
@@ -196,6 +269,10 @@ std::vector<DraftFinding> BuildFindings(const InvestigationState& state, const C
     std::optional<DraftFinding> finding;
     if (call.tool == ToolKind::kLogs) finding = LogsFinding(call, en);
     if (call.tool == ToolKind::kMysql) finding = MysqlFinding(call, i, file, en);
+    if (call.tool == ToolKind::kMetrics) {
+      auto metrics = MetricsFindings(state, file, i);
+      findings.insert(findings.end(), metrics.begin(), metrics.end());
+    }
     if (call.tool == ToolKind::kDocuments) {
       for (const auto& hit : file.docs) {
         if (hit.call != i) continue;

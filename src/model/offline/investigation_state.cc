@@ -35,6 +35,7 @@ ToolKind KindOf(std::string_view name) {
   if (name == "search_documents") return ToolKind::kDocuments;
   if (name == "query_logs") return ToolKind::kLogs;
   if (name == "query_mysql") return ToolKind::kMysql;
+  if (name == "query_metrics") return ToolKind::kMetrics;
   return ToolKind::kOther;
 }
 
@@ -105,6 +106,31 @@ Cell CellOf(const bj::value& value) {
   return {std::string(), false};
 }
 
+// The series of a metrics result; a label or a point of another shape is
+// left out (a value Prometheus could not give is no point).
+void ReadSeries(const bj::array& series, CallRecord& call) {
+  for (const auto& item : series) {
+    if (!item.is_object()) continue;
+    const auto& o = item.as_object();
+    SeriesItem read;
+    if (const auto* labels = o.if_contains("labels"); labels && labels->is_object()) {
+      for (const auto& [key, value] : labels->as_object()) {
+        if (value.is_string()) read.labels.emplace_back(std::string(key), std::string(value.as_string()));
+      }
+    }
+    read.summary = StringOf(o, "summary");
+    if (const auto* points = o.if_contains("points"); points && points->is_array()) {
+      for (const auto& point : points->as_array()) {
+        if (!point.is_array() || point.as_array().size() != 2) continue;
+        const auto& pair = point.as_array();
+        if (!pair[0].is_string() || !pair[1].is_number()) continue;
+        read.points.emplace_back(std::string(pair[0].as_string()), pair[1].to_number<double>());
+      }
+    }
+    call.series.push_back(std::move(read));
+  }
+}
+
 void ReadResult(const bj::object& view, CallRecord& call) {
   std::string status = StringOf(view, "evidence_status");
   call.outcome = status == "EVIDENCE_FOUND" ? Outcome::kEvidence
@@ -144,6 +170,9 @@ void ReadResult(const bj::object& view, CallRecord& call) {
       for (const auto& cell : row.as_array()) cells.push_back(CellOf(cell));
       call.rows.push_back(std::move(cells));
     }
+  }
+  if (const auto* series = view.if_contains("series"); series && series->is_array()) {
+    ReadSeries(series->as_array(), call);
   }
 }
 
@@ -241,6 +270,8 @@ const char* ToolWireName(ToolKind tool) {
       return "query_logs";
     case ToolKind::kMysql:
       return "query_mysql";
+    case ToolKind::kMetrics:
+      return "query_metrics";
     case ToolKind::kOther:
       break;
   }
@@ -273,6 +304,7 @@ InvestigationState RebuildState(const ChatRequest& request) {
         if (described.note == "SQLite") state.sqlite_datasources.push_back(described.name);
       }
     }
+    if (kind == ToolKind::kMetrics) state.offers_metrics = true;
   }
   std::size_t question_at = request.messages.size();
   for (std::size_t i = 0; i < request.messages.size(); ++i) {
@@ -307,6 +339,13 @@ InvestigationState RebuildState(const ChatRequest& request) {
   }
   state.pending = PendingAfter(state.calls);
   return state;
+}
+
+std::string SeriesItem::Label(std::string_view key) const {
+  for (const auto& [name, value] : labels) {
+    if (name == key) return value;
+  }
+  return {};
 }
 
 std::string SharedTopicOf(const InvestigationState& state, const std::string& service) {

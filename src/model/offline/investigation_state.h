@@ -9,6 +9,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/chat_model.h"
@@ -17,7 +19,7 @@ namespace diagd::model::offline {
 
 enum class Lang { kZh, kEn };
 
-enum class ToolKind { kDocuments, kLogs, kMysql, kOther };
+enum class ToolKind { kDocuments, kLogs, kMysql, kMetrics, kOther };
 
 // How the harness answered one tool call.
 enum class Outcome {
@@ -40,6 +42,17 @@ struct EventItem {
   std::string timestamp, level, service, message;
 };
 
+// One series of a metrics result: its labels as sent (`__name__` among
+// them), its summary line (with the label values, the only citable text of
+// a metrics observation) and its points, read but never quoted.
+struct SeriesItem {
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::string summary;
+  std::vector<std::pair<std::string, double>> points;  // RFC 3339 time, value
+
+  std::string Label(std::string_view key) const;
+};
+
 // A cell as a quote must match it: text as is; a number, boolean or null
 // in its JSON form.
 struct Cell {
@@ -48,7 +61,7 @@ struct Cell {
 };
 
 struct CallInput {
-  std::string query;  // documents, logs
+  std::string query;  // documents, logs, metrics (PromQL)
   // logs: where the events come from, a topic or a service read inside a
   // topic that several services share (then `shared_topic` is the topic,
   // and the query sent was "service:<topic> <query>").
@@ -73,6 +86,7 @@ struct CallRecord {
   std::vector<EventItem> events;
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
+  std::vector<SeriesItem> series;
 };
 
 // The topic a service named in the question was read in, where it shares
@@ -89,6 +103,7 @@ struct InvestigationState {
   // The datasources the tool description says speak SQLite ("orders (SQLite)").
   std::vector<std::string> sqlite_datasources;
   bool offers_documents = false, offers_logs = false, offers_mysql = false;
+  bool offers_metrics = false;
   std::vector<CallRecord> calls;
   // The EVIDENCE_FOUND call that still awaits our grade.
   std::optional<std::string> pending;

@@ -6,6 +6,7 @@
 
 #include "core/json.h"
 #include "core/text.h"
+#include "model/offline/metric_queries.h"
 #include "model/offline/text_match.h"
 
 namespace diagd::model::offline {
@@ -52,6 +53,10 @@ std::string InputJson(const Candidate& c) {
       input["params"] = std::move(params);
       break;
     }
+    case ToolKind::kMetrics:
+      input["query"] = c.input.query;
+      if (c.input.lookback) input["lookback_minutes"] = *c.input.lookback;
+      break;
     case ToolKind::kOther:
       break;
   }
@@ -70,6 +75,10 @@ bool SameScope(const Candidate& c, const CallRecord& call) {
              c.input.lookback == call.input.lookback;
     case ToolKind::kMysql:
       return c.input.datasource == call.input.datasource && c.input.sql == call.input.sql;
+    case ToolKind::kMetrics:
+      return text::CollapseWhitespace(c.input.query) ==
+                 text::CollapseWhitespace(call.input.query) &&
+             c.input.lookback == call.input.lookback;
     case ToolKind::kOther:
       break;
   }
@@ -508,6 +517,16 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     AddResourceCandidates(state, file, plan);
   }
   if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
+  // What the metrics show of the components the logs point at: after every
+  // step that may find the cause (metrics only corroborate one), before
+  // the runbooks for the other links and the business tables.
+  if (auto metrics = NextMetricsQuery(state, analysis, file)) {
+    Candidate c;
+    c.tool = ToolKind::kMetrics;
+    c.input.query = metrics->promql;
+    c.input.lookback = metrics->lookback_minutes;
+    plan.push_back(std::move(c));
+  }
   if (state.offers_documents) {
     for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {
       plan.push_back(Docs(DocQueryFor(file.hops[*it], state.lang)));
@@ -571,6 +590,16 @@ const char* GradeOf(const InvestigationState& state, const CaseFile& file, std::
         return file.resource && file.resource->call == index ? "GAINED" : "NO_GAIN";
       }
       return call.rows.empty() ? "NO_GAIN" : "GAINED";
+    }
+    case ToolKind::kMetrics: {
+      // A series that rose with the failure, which no earlier call showed.
+      bool fresh = std::any_of(file.metrics.begin(), file.metrics.end(), [&](const MetricSignal& s) {
+        return s.call == index &&
+               std::none_of(file.metrics.begin(), file.metrics.end(), [&](const MetricSignal& o) {
+                 return o.call < index && o.quote == s.quote;
+               });
+      });
+      return fresh ? "GAINED" : "NO_GAIN";
     }
     case ToolKind::kOther:
       break;

@@ -7,8 +7,11 @@
 //   2. the topics those errors name ("... POST http://payment-service/...");
 //   3. the runbooks, for the error the deepest service shows;
 //   4. the topics the runbooks point at for it (payment-db for a pool);
-//   5. the datasources: discover the tables, then read the change record;
-//   6. the runbooks for the other links, a business table by status.
+//   5. the datasources: discover the tables, then read the change record
+//      (or the change logs and notices);
+//   6. the metrics of the chain's services, when query_metrics is offered
+//      (metric_queries.h);
+//   7. the runbooks for the other links, a business table by status.
 // No step is ever repeated (the scope of every earlier call is skipped), a
 // protocol answer is repaired once, and the run ends after kMaxToolCalls
 // calls, at a stop instruction, or when nothing useful is left to ask.

@@ -96,6 +96,20 @@ std::vector<QuotableText> QuotableTexts(const std::string& observation_json) {
       }
     }
   }
+  // A metrics series: its label values and its summary line, nothing else
+  // (a point's time or value alone is no quote).
+  if (const auto* series = view.if_contains("series"); series && series->is_array()) {
+    for (const auto& item : series->as_array()) {
+      if (!item.is_object()) continue;
+      const auto& o = item.as_object();
+      if (const auto* labels = o.if_contains("labels"); labels && labels->is_object()) {
+        for (const auto& [key, value] : labels->as_object()) {
+          if (value.is_string()) texts.push_back({std::string(value.as_string()), false, false});
+        }
+      }
+      AddString(o, "summary", false, false, texts);
+    }
+  }
   return texts;
 }
 

@@ -1,6 +1,6 @@
 // The quotable texts of a model observation (docs/specs/release.md): an
 // evidence item's excerpt and title, an event's message, a cell's text (a
-// number in its JSON form). Used by the repair and the semantic guard, which
+// number in its JSON form), a metrics series' label values and summary line. Used by the repair and the semantic guard, which
 // receive observations as JSON text inside their user message.
 //
 // Thread safety: pure functions.

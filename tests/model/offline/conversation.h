@@ -3,6 +3,7 @@
 // question, then tool calls and their observations.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,13 +65,41 @@ class Conversation {
     Message answer = Ask();
     ToolCall call = answer.tool_calls.empty() ? ToolCall{} : answer.tool_calls.front();
     request_.messages.push_back(answer);
-    std::string observation = observation_template;
-    for (std::size_t at = observation.find("$ID"); at != std::string::npos;
-         at = observation.find("$ID")) {
-      observation.replace(at, 3, call.id);
-    }
-    request_.messages.push_back({Role::kTool, observation, {}, call.id});
+    request_.messages.push_back({Role::kTool, WithId(observation_template, call.id), {}, call.id});
     return call;
+  }
+
+  // Offers one more tool beside the catalog's, as its definition reaches
+  // the model (a tool the catalog of this build does not hold yet).
+  Conversation& Offer(FunctionTool tool) {
+    auto offered = OfferedTools(request_);
+    std::vector<FunctionTool> tools(offered.begin(), offered.end());
+    tools.push_back(std::move(tool));
+    request_.tools = MakeToolList(std::move(tools));
+    return *this;
+  }
+
+  // Plays the offline model's turns until its final answer (at most
+  // `max_turns` tool calls), each call answered by `tools` (an observation
+  // template, "$ID" standing for the call's id). Returns the final answer.
+  Message Play(const std::function<std::string(const ToolCall&)>& tools, int max_turns = 12) {
+    for (int turn = 0; turn < max_turns; ++turn) {
+      Message answer = Ask();
+      if (answer.tool_calls.empty()) return answer;
+      request_.messages.push_back(answer);
+      const ToolCall& call = answer.tool_calls.front();
+      request_.messages.push_back({Role::kTool, WithId(tools(call), call.id), {}, call.id});
+    }
+    return Ask();
+  }
+
+  // The tool calls the model made so far, in order.
+  std::vector<ToolCall> Calls() const {
+    std::vector<ToolCall> calls;
+    for (const auto& message : request_.messages) {
+      calls.insert(calls.end(), message.tool_calls.begin(), message.tool_calls.end());
+    }
+    return calls;
   }
 
   const ChatRequest& Request() const { return request_; }
@@ -83,6 +112,15 @@ class Conversation {
   }
 
  private:
+  // An observation template with "$ID" replaced by the call's id.
+  static std::string WithId(std::string observation, const std::string& id) {
+    for (std::size_t at = observation.find("$ID"); at != std::string::npos;
+         at = observation.find("$ID")) {
+      observation.replace(at, 3, id);
+    }
+    return observation;
+  }
+
   ChatRequest request_;
 };
 
