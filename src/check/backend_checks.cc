@@ -250,4 +250,23 @@ std::vector<CheckItem> CheckDatasources(const config::Config& config, const Cloc
   return items;
 }
 
+std::vector<CheckItem> CheckMetrics(const config::Config& config, const Clock& clock,
+                                    Millis max_time) {
+  if (!config.tools.metrics) return {};
+  CheckItem item{"metrics", http::RedactUrl(config.tools.metrics->url), true, "", ""};
+  auto adapter = wiring::OpenMetricsAdapter(config, clock);
+  if (!adapter) return {Problem(item, adapter.error().message, M::kMetricsUnreachable,
+                                {{"reason", adapter.error().message}})};
+  const auto& client = (*adapter)->client();
+  auto census = client.Census((*adapter)->Now(), clock.Monotonic() + max_time);
+  if (!census) {
+    return {Problem(item, "not reachable: " + census.error().message, M::kMetricsUnreachable,
+                    {{"reason", census.error().message}})};
+  }
+  item.detail = "reachable, " + Plural(census->names, "metric name", "metric names") +
+                " over the last " + std::to_string(client.rules().max_lookback_minutes) + " min";
+  if (census->names == 0) return {Problem(item, item.detail, M::kMetricsNoNames, {})};
+  return {item};
+}
+
 }  // namespace diagd::check

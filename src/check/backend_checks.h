@@ -37,6 +37,12 @@ std::vector<CheckItem> CheckLogs(const config::Config& config, const Clock& cloc
 // One row per configured datasource: reachable, read-only enforced (a
 // harmless write refused), number of tables and views; one row saying there
 // is none when none is configured.
+// One row for [tools.metrics] where it is configured: the endpoint answers
+// the query API, and how many metric names it serves over the maximum
+// lookback ending at now (GET /api/v1/label/__name__/values only).
+std::vector<CheckItem> CheckMetrics(const config::Config& config, const Clock& clock,
+                                    std::chrono::milliseconds max_time);
+
 std::vector<CheckItem> CheckDatasources(const config::Config& config, const Clock& clock,
                                         std::chrono::milliseconds max_time,
                                         CheckProgress* progress);

@@ -16,7 +16,7 @@ using M = Misconfiguration;
 
 // The table. Advice says what to change, in one line; docs/check.md
 // mirrors it (and docs/model-endpoints.md the model part).
-constexpr std::array<MisconfigurationEntry, 36> kEntries{{
+constexpr std::array<MisconfigurationEntry, 38> kEntries{{
     {M::kDocumentsFolderUnusable, "DOCUMENTS_FOLDER_UNUSABLE", "documents",
      "tools.documents.path is missing, not a folder, or unreadable",
      "set tools.documents.path to the folder of your Markdown runbooks and documents"},
@@ -76,6 +76,14 @@ constexpr std::array<MisconfigurationEntry, 36> kEntries{{
      "a harmless write was not refused",
      "do not use tools.mysql.datasources.{name} until this is fixed: report it as a diagd bug "
      "(docs/sql-safety.md)"},
+    {M::kMetricsUnreachable, "METRICS_UNREACHABLE", "metrics",
+     "tools.metrics.url does not answer Prometheus's query API",
+     "point tools.metrics.url at the base of a Prometheus-compatible API (the part before "
+     "/api/v1), and check bearer_token ({reason})"},
+    {M::kMetricsNoNames, "METRICS_NO_NAMES", "metrics",
+     "the endpoint answers but serves no metric over the configured lookback",
+     "check that the endpoint holds data up to now (or the configured now) and "
+     "tools.metrics.max_lookback_minutes"},
     {M::kRunStoreUnusable, "RUN_STORE_UNUSABLE", "store",
      "the SQLite file or its folder cannot be opened or written, the file is no run store this "
      "diagd may use, or PostgreSQL cannot be reached or refuses the login: diagd serve would stop",

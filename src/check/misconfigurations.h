@@ -48,6 +48,9 @@ enum class Misconfiguration {
   kDatasourceCountFailed,  // reachable, but the catalog could not be read
   kDatasourceNoTables,     // reachable and empty: probably the wrong database
   kDatasourceWritable,     // a write was not refused
+  // Metrics
+  kMetricsUnreachable,  // tools.metrics.url does not answer the Prometheus query API
+  kMetricsNoNames,      // it answers, but serves no metric over the lookback
   // Stores
   kRunStoreUnusable,  // storage.runs cannot be opened: serve would stop on it
   kRedisUnreachable,  // storage.canonical's Redis does not answer

@@ -204,9 +204,9 @@ int Demo(const DemoOptions& options) {
   if (!dir) return UsageError("the demo workspace (examples/demo) was not found; set DIAGD_DEMO_DIR");
   auto config = config::LoadConfigFile(*dir / "diagd.toml", config::ProcessEnvironment());
   if (!config) return UsageError(config.error().message);
-  if (options.metrics_url) {
-    // TODO(lead): config->tools.metrics.emplace().url = *options.metrics_url;
-  }
+  // The recorded metrics are served by a Prometheus scripts/demo starts
+  // where it is installed; without one the demo runs without query_metrics.
+  if (options.metrics_url) config->tools.metrics.emplace().url = *options.metrics_url;
   std::cerr << "demo workspace: " << std::filesystem::weakly_canonical(*dir).string() << "\n";
   if (options.serve) {
     std::cerr << "ask it: " << kDemoQuestion << "\n";

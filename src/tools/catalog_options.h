@@ -14,8 +14,8 @@ namespace diagd::tools {
 struct CatalogOptions {
   logs::LogsRules logs;
   mysql::MysqlRules mysql;
-  std::optional<metrics::MetricsRules> metrics;  // set where [tools.metrics] is configured
   bool english = false;  // descriptions in English instead of Chinese
+  std::optional<metrics::MetricsRules> metrics;  // set where [tools.metrics] is configured
 };
 
 }  // namespace diagd::tools

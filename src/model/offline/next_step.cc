@@ -512,20 +512,23 @@ std::vector<Candidate> Plan(const InvestigationState& state, const QuestionAnaly
     plan.push_back(Docs(DocQueryFor(*deepest, state.lang)));
   }
   if (state.offers_logs) AddRunbookTopicQueries(state, analysis, file, plan);
-  if (!file.hops.empty() && state.offers_mysql) {
-    AddSqlCandidates(file, true, plan);
-    AddResourceCandidates(state, file, plan);
-  }
-  if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
   // What the metrics show of the components the logs point at: after every
-  // step that may find the cause (metrics only corroborate one), before
-  // the runbooks for the other links and the business tables.
-  if (auto metrics = NextMetricsQuery(state, analysis, file)) {
+  // step that may find the cause (metrics only corroborate one). While they
+  // are still to be asked, the resource records wait behind them: in a run
+  // near its last tool calls a saturated pool's series says what the rows
+  // of a busy table would.
+  std::optional<MetricsQuery> metrics = NextMetricsQuery(state, analysis, file);
+  bool sql = !file.hops.empty() && state.offers_mysql;
+  if (sql) AddSqlCandidates(file, true, plan);
+  if (sql && !metrics) AddResourceCandidates(state, file, plan);
+  if (!file.hops.empty()) AddChangeRecordElsewhere(state, file, plan);
+  if (metrics) {
     Candidate c;
     c.tool = ToolKind::kMetrics;
     c.input.query = metrics->promql;
     c.input.lookback = metrics->lookback_minutes;
     plan.push_back(std::move(c));
+    if (sql) AddResourceCandidates(state, file, plan);
   }
   if (state.offers_documents) {
     for (auto it = file.chain.rbegin(); it != file.chain.rend(); ++it) {

@@ -68,23 +68,21 @@ boost::json::object RequestJson(const MetricsRequest& request) {
           {"step_seconds", request.step_seconds}};
 }
 
-std::string Description(const MetricsRules& rules, bool english) {
-  const std::string series = std::to_string(rules.max_series);
+// Like every tool's description, it says what the tool is for and never
+// how much it returns (no bounds, counters or budgets reach the model).
+std::string Description(const MetricsRules&, bool english) {
   if (english) {
     return "Run one read-only PromQL range query on Prometheus; the range ends now and reaches "
-           "back lookback_minutes. Returns at most " +
-           series +
-           " series, each with its labels, a summary line (first, last, minimum and maximum "
-           "value, and when the largest change happened) and its points. step_seconds is the "
-           "spacing of the points (by default chosen to fit). A metric shows what changed and "
-           "when, rarely why: look for the cause in logs, documents or the database.";
+           "back lookback_minutes. Returns the matching series, each with its labels, a summary "
+           "line (first, last, minimum and maximum value, and when the largest change happened) "
+           "and its points. step_seconds is the spacing of the points (by default chosen to "
+           "fit). A metric shows what changed and when, rarely why: look for the cause in logs, "
+           "documents or the database.";
   }
   return "在 Prometheus 上执行一条只读的 PromQL 区间查询，时间范围截止到当前时刻，向前回看 "
-         "lookback_minutes 分钟。最多返回 " +
-         series +
-         " 条时间序列，每条带标签、一行摘要（首值、末值、最小值、最大值及变化最大的时刻）和数据点。"
-         "step_seconds 为数据点间隔（默认自动选择）。指标说明发生了什么、何时发生，很少说明原因："
-         "原因请到日志、文档或数据库中查找。";
+         "lookback_minutes 分钟。返回匹配的时间序列，每条带标签、一行摘要（首值、末值、最小值、"
+         "最大值及变化最大的时刻）和数据点。step_seconds 为数据点间隔（默认自动选择）。"
+         "指标说明发生了什么、何时发生，很少说明原因：原因请到日志、文档或数据库中查找。";
 }
 
 }  // namespace diagd::tools::metrics

@@ -26,10 +26,12 @@ class ScriptedAdapter final : public ToolAdapter {
   }
   void PushEmpty(const ToolRequest& like) {
     AdapterOutput output = Echo(like).value();
-    std::visit(Overloaded{[](DocumentsResult& r) { r.evidence.clear(); },
-                          [](LogsResult& r) { r.events.clear(); },
-                          [](MysqlResult& r) { r.rows.clear(); }},
-               output.result);
+    // A result of the request's tool that holds nothing but the request.
+    output.result = VisitFace(like, [](auto face, const auto& q) -> ToolResult {
+      typename decltype(face)::Result r;
+      decltype(face)::Bind(r, q);
+      return r;
+    });
     Push(std::move(output));
   }
   void PushFailure(ToolErrorCode code, std::string message = {}) {
@@ -65,6 +67,19 @@ class ScriptedAdapter final : public ToolAdapter {
               r.columns = {"status", "n"};
               r.rows.push_back({std::string("TIMEOUT"), std::int64_t{42}});
               return AdapterOutput{r, "{\"rows\":1}"};
+            },
+            [](const metrics::MetricsRequest& q) -> AdapterAnswer {
+              metrics::MetricsResult r;
+              r.query = q.query;
+              r.lookback_minutes = q.lookback_minutes;
+              r.step_seconds = q.step_seconds;
+              r.series.push_back(
+                  {{{"__name__", "hikaricp_connections_active"}, {"service", "order-service"}},
+                   "hikaricp_connections_active{service=\"order-service\"}: first 2 at "
+                   "2026-11-29T09:30:00Z, last 20 at 2026-11-29T10:30:00Z, min 2, max 20, largest "
+                   "change +12 at 2026-11-29T10:02:00Z (" + q.query + ")",
+                   {{"2026-11-29T10:01:00Z", 2}, {"2026-11-29T10:02:00Z", 14}}});
+              return AdapterOutput{r, "{\"status\":\"success\"}"};
             },
         },
         request);
