@@ -231,6 +231,21 @@ TEST(Config, RejectsDefaultLookbackAboveTheMaximum) {
             "tools.logs.max_lookback_minutes (30), got 45");
 }
 
+TEST(Config, MetricsNeedAUrlAndTheirOwnLookbackWithinTheirMaximum) {
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nbackend = \"prometheus\"\n"),
+              HasSubstr("tools.metrics: requires url"));
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nurl = \"ftp://x\"\n"), HasSubstr("tools.metrics.url"));
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nurl = \"http://p:9090\"\nbackend = \"graphite\"\n"),
+              HasSubstr("tools.metrics.backend"));
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nurl = \"http://p:9090\"\nmax_series = 0\n"),
+              HasSubstr("tools.metrics.max_series"));
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nurl = \"http://p:9090\"\nmax_lookback_minutes = 30\n"),
+              HasSubstr("tools.metrics.max_lookback_minutes: must be at least "
+                        "tools.metrics.default_lookback_minutes (60), got 30"));
+  EXPECT_THAT(ErrorOf("[tools.metrics]\nurl = \"http://p:9090\"\nquery_path = \"/x\"\n"),
+              HasSubstr("tools.metrics.query_path"));
+}
+
 TEST(Config, RejectsMaximumLookbackBelowTheDefaultOne) {
   EXPECT_EQ(ErrorOf("[tools.logs]\nmax_lookback_minutes = 30\n"),
             "diagd.toml:2: tools.logs.max_lookback_minutes: must be at least "

@@ -50,6 +50,25 @@ TEST(CitedRecordQuote, MatchesExcerptTitleMessageOrCellTextOnly) {
   EXPECT_FALSE(QuoteOccursIn(rows, "1500.0"));
 }
 
+TEST(CitedRecordQuote, AMetricsQuoteIsALabelValueOrThePartOfASummaryLine) {
+  tools::metrics::MetricsResult metrics;
+  metrics.tool_call_id = "c";
+  metrics.query = "hikaricp_connections_active";
+  metrics.series.push_back(
+      {{{"__name__", "hikaricp_connections_active"}, {"service", "payment-service"}},
+       "hikaricp_connections_active{service=\"payment-service\"}: first 0 at "
+       "2026-11-29T09:31:00Z, last 16 at 2026-11-29T10:30:00Z, min 0, max 16, largest change +12 "
+       "at 2026-11-29T10:07:00Z",
+       {{"2026-11-29T10:06:00Z", 3.5}, {"2026-11-29T10:07:00Z", 15.25}}});
+  tools::ToolResult result = metrics;
+  EXPECT_TRUE(QuoteOccursIn(result, "largest change +12 at 2026-11-29T10:07:00Z"));
+  EXPECT_TRUE(QuoteOccursIn(result, "payment-service"));  // a label value
+  EXPECT_FALSE(QuoteOccursIn(result, "15.25"));             // a point's value
+  EXPECT_FALSE(QuoteOccursIn(result, "2026-11-29T10:06:00Z"));  // a point's time
+  EXPECT_FALSE(QuoteOccursIn(result, "largest change +20"));   // not what the summary says
+  EXPECT_FALSE(QuoteOccursIn(result, "__name__"));             // a label name
+}
+
 TEST(CitedRecordQuote, NeedsFourCodePointsThatAreNotAllWhiteSpace) {
   EXPECT_FALSE(QuoteLongEnough("Hik"));
   EXPECT_TRUE(QuoteLongEnough("Hika"));

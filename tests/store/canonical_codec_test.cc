@@ -133,6 +133,45 @@ TEST(CanonicalCodec, RoundTripsALogsRecordExactly) {
   EXPECT_FALSE(l.truncated);
 }
 
+TEST(CanonicalCodec, RoundTripsAMetricsRecordExactly) {
+  CanonicalRecord record = Envelope(tools::metrics::kQueryMetrics);
+  tools::metrics::MetricsResult metrics;
+  metrics.evidence_status = EvidenceStatus::kEvidenceFound;
+  metrics.tool_call_id = "call-4";
+  metrics.query = "up{job=\"a\"}";
+  metrics.lookback_minutes = 90;
+  metrics.step_seconds = 15;
+  metrics.series.push_back({{{"__name__", "up"}, {"job", "a"}, {"empty", ""}},
+                            "up{empty=\"\", job=\"a\"}: first 1 at ...",
+                            {{"2026-01-01T00:00:00Z", 1.0}, {"2026-01-01T00:00:15Z", -0.5}}});
+  metrics.series.push_back({{}, "{}: first 2", {}});
+  metrics.returned_count = 3000;
+  metrics.truncated = true;
+  record.result = metrics;
+
+  CanonicalRecord back = RoundTrip(record);
+  ExpectSameEnvelope(record, back);
+  const auto& m = std::get<tools::metrics::MetricsResult>(back.result);
+  EXPECT_EQ(m.evidence_status, EvidenceStatus::kEvidenceFound);
+  EXPECT_EQ(m.query, metrics.query);
+  EXPECT_EQ(m.lookback_minutes, 90);
+  EXPECT_EQ(m.step_seconds, 15);
+  ASSERT_EQ(m.series.size(), 2u);
+  EXPECT_EQ(m.series[0].labels, metrics.series[0].labels);
+  EXPECT_EQ(m.series[0].summary, metrics.series[0].summary);
+  ASSERT_EQ(m.series[0].points.size(), 2u);
+  EXPECT_EQ(m.series[0].points[1].time, "2026-01-01T00:00:15Z");
+  EXPECT_EQ(m.series[0].points[1].value, -0.5);
+  EXPECT_TRUE(m.series[1].labels.empty());
+  EXPECT_EQ(m.returned_count, 3000u);
+  EXPECT_TRUE(m.truncated);
+  // Every cut of the stored form is damage, never a crash.
+  std::string bytes = store::EncodeCanonicalRecord(record);
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(store::DecodeCanonicalRecord(bytes.substr(0, n))) << n;
+  }
+}
+
 TEST(CanonicalCodec, RoundTripsAMysqlRecordWithEveryKindOfValue) {
   CanonicalRecord record = Envelope(tools::mysql::kQueryMysql);
   record.error_code = ToolErrorCode::kToolTimeout;

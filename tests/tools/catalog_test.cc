@@ -92,6 +92,26 @@ TEST(ToolCatalog, TheDescriptionNamesEachDatasourcesSqlDialect) {
       << "the enum holds the names alone";
 }
 
+TEST(ToolCatalog, OffersQueryMetricsOnlyWhereItIsConfigured) {
+  auto without = Catalog();
+  EXPECT_FALSE(without.ParseInput(metrics::kQueryMetrics, {{"query", "up"}}))
+      << "not offered, not accepted";
+  CatalogOptions options{{{"gateway"}, 60, 1440}, {{"orders"}}, true, metrics::MetricsRules{}};
+  ToolCatalog with(options);
+  const auto& definitions = *with.Definitions();
+  ASSERT_EQ(definitions.size(), 4u);
+  EXPECT_EQ(definitions.back().name, "query_metrics");
+  auto schema = json::Parse(definitions.back().parameters_schema);
+  ASSERT_TRUE(schema.has_value());
+  ExpectClosedEverywhere(*schema, "query_metrics");
+  auto parsed = with.ParseInput(metrics::kQueryMetrics, {{"query", "up"}, {"lookback_minutes", 60}});
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(ToolCatalog::ToolOf(*parsed), metrics::kQueryMetrics);
+  auto refused = with.ParseInput(metrics::kQueryMetrics, {{"query", ""}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().field, "input.query");
+}
+
 TEST(ToolCatalog, DescriptionsNeverMentionLimitsOrBudgets) {
   for (bool english : {false, true}) {
     ToolCatalog catalog = Catalog(english);
