@@ -137,5 +137,64 @@ TEST_F(MetricsE2eTest, CheckReportsTheEndpointAndTheNamesItServes) {
   EXPECT_NE(check.out.find("Prometheus-compatible API"), std::string::npos) << check.out;
 }
 
+// The real model client against the scripted model server (it plays a
+// script; it is no model): a conclusion citing a metrics series by the words
+// of its summary is released; the same conclusion citing a change the
+// summary does not state is not.
+class ScriptedMetricsTest : public e2e::CliTest {
+ protected:
+  void OfferMetrics(const std::string& url) {
+    std::ofstream(dir_ / "diagd.toml", std::ios::app) << "[tools.metrics]\nurl = \"" << url << "\"\n";
+  }
+  static std::string Draft(const std::string& quote) {
+    boost::json::object draft{
+        {"conclusion",
+         {{"root_cause", "payment-service 的数据库连接池被占满"},
+          {"confidence", "MEDIUM"},
+          {"evidence", boost::json::array{{{"tool_call_id", "call_1"}, {"quote", quote}}}}}}};
+    return boost::json::serialize(draft);
+  }
+  static constexpr const char* kCall =
+      R"({"input":{"query":"hikaricp_connections_active{service=\"payment-service\"}","lookback_minutes":60}})";
+  static constexpr const char* kQuestion = "payment-service 的连接池为什么耗尽？";
+};
+
+TEST_F(ScriptedMetricsTest, AQuoteOfTheSummaryIsReleasedAndAChangeItDoesNotStateIsNot) {
+  auto demo = testing::DemoMetrics();
+  ASSERT_TRUE(demo) << demo.error().ToString();
+  DIAGD_START_PROMETHEUS(prometheus, {.openmetrics = *demo});
+  OfferMetrics(prometheus->url());
+  const std::string summary_head =
+      R"(hikaricp_connections_active{pool="HikariPool-1", service="payment-service"}: first )";
+  server_.CallTools({{"call_1", "query_metrics", kCall, false}})
+      .Answer(Draft(summary_head))
+      .Answer(R"({"verdict":"SUPPORTED"})");
+  auto ask = Ask(kQuestion, {"--route", "diagnosis"});
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  auto result = boost::json::parse(ask.out).as_object();
+  ASSERT_EQ(result.at("release_outcome"), "DIAGNOSIS") << ask.out;
+  auto cited = MetricsEntries(result.at("diagnosis").at("evidence"));
+  ASSERT_EQ(cited.size(), 1u) << ask.out;
+  EXPECT_EQ(std::string(cited[0].at("quote").as_string()), summary_head);
+  // What the model was shown of the call: the series with its summary.
+  auto requests = server_.Requests();
+  ASSERT_GE(requests.size(), 2u);
+  const std::string& shown = requests[1].body;
+  EXPECT_NE(shown.find("largest change"), std::string::npos);
+
+  // A change of +999 is no words of the summary: the evidence guard refuses
+  // it (and its one repair, which cites it again).
+  const std::string invented = "hikaricp_connections_active largest change +999";
+  server_.CallTools({{"call_1", "query_metrics", kCall, false}})
+      .Answer(Draft(invented))
+      .Answer(Draft(invented))
+      .Answer(Draft(invented));
+  ask = Ask(kQuestion, {"--route", "diagnosis"});
+  ASSERT_EQ(ask.exit_code, 0) << ask.err;
+  result = boost::json::parse(ask.out).as_object();
+  EXPECT_EQ(result.at("release_outcome"), "FALLBACK") << ask.out;
+  EXPECT_EQ(ask.out.find("+999"), std::string::npos) << ask.out;
+}
+
 }  // namespace
 }  // namespace diagd
