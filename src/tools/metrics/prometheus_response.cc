@@ -64,7 +64,11 @@ std::optional<Sample> ReadSample(const boost::json::value& pair) {
   std::string text((*array)[1].get_string());
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds)) {
+  // A time outside years 0..9999 is no sample any server keeps (and would
+  // not fit the integer it is read into).
+  constexpr double kLatestSeconds = 253402300799;  // 9999-12-31T23:59:59Z
+  if (text.empty() || end != text.c_str() + text.size() || !(seconds >= -62167219200.0) ||
+      !(seconds <= kLatestSeconds)) {
     return std::nullopt;
   }
   return Sample{static_cast<std::int64_t>(std::floor(seconds)), value};
