@@ -78,7 +78,8 @@ CheckReport RunChecks(const config::Config& config, const CheckOptions& options,
   for (CheckItem& item : CheckDatasources(config, clock, options.max_backend_time, progress)) {
     checks.push_back(std::move(item));
   }
-  if (config.tools.metrics) Announce(progress, "metrics", http::RedactUrl(config.tools.metrics->url));
+  if (config.tools.metrics)
+    Announce(progress, "metrics", http::RedactUrl(config.tools.metrics->url));
   for (CheckItem& item : CheckMetrics(config, clock, options.max_backend_time)) {
     checks.push_back(std::move(item));
   }

@@ -48,8 +48,8 @@ BoundaryOptions BoundaryOptionsFrom(const config::Config& config) {
     mysql_timeout = std::max(mysql_timeout, datasource.timeout_ms);
     options.limits.max_rows =
         std::max(options.limits.max_rows, static_cast<std::size_t>(datasource.max_rows));
-    options.limits.max_cell_chars =
-        std::max(options.limits.max_cell_chars, static_cast<std::size_t>(datasource.max_cell_chars));
+    options.limits.max_cell_chars = std::max(options.limits.max_cell_chars,
+                                             static_cast<std::size_t>(datasource.max_cell_chars));
   }
   if (mysql_timeout > 0) {
     options.timeouts[tools::mysql::kQueryMysql] = std::chrono::milliseconds(mysql_timeout);

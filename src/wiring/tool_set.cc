@@ -114,7 +114,8 @@ Result<std::unique_ptr<ToolSet>> OpenToolSet(const config::Config& config, const
 
 Result<std::unique_ptr<tools::metrics::MetricsAdapter>> OpenMetricsAdapter(
     const config::Config& config, const Clock& clock) {
-  if (!config.tools.metrics) return Unexpected(Error::FailedPrecondition("tools.metrics is not configured"));
+  if (!config.tools.metrics)
+    return Unexpected(Error::FailedPrecondition("tools.metrics is not configured"));
   return tools::metrics::MetricsAdapter::Open(tools::MetricsSettingsFrom(*config.tools.metrics),
                                               config.now, clock);
 }

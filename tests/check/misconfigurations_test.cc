@@ -32,7 +32,8 @@ TEST(MisconfigurationTable, FollowsTheEnumWithUniqueCodesAndOneLineTexts) {
     EXPECT_TRUE(codes.insert(entry.code).second) << "duplicate " << entry.code;
     EXPECT_TRUE(std::regex_match(entry.code, std::regex("[A-Z0-9_]+"))) << entry.code;
     EXPECT_TRUE(
-        std::set<std::string>({"documents", "logs", "datasource", "metrics", "store", "model"}).contains(entry.part))
+        std::set<std::string>({"documents", "logs", "datasource", "metrics", "store", "model"})
+            .contains(entry.part))
         << entry.code;
     EXPECT_NE(std::string(entry.symptom), "") << entry.code;
     EXPECT_NE(std::string(entry.advice), "") << entry.code;

@@ -4,13 +4,13 @@
 // verified; Prometheus gone mid-way is a tool ERROR, not a failed run; and
 // `diagd check` reports the endpoint.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
-#include <unistd.h>
 
 #include "e2e/cli_fixture.h"
 #include "testing/prometheus_server.h"
@@ -27,7 +27,8 @@ class MetricsE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    dir_ = fs::temp_directory_path() / ("diagd-metrics-e2e-" + std::to_string(::getpid()) + "-" + name);
+    dir_ = fs::temp_directory_path() /
+           ("diagd-metrics-e2e-" + std::to_string(::getpid()) + "-" + name);
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -45,8 +46,10 @@ class MetricsE2eTest : public ::testing::Test {
     replace("path = \"docs\"", "path = \"" + (demo / "docs").string() + "\"\ncache_path = \"" +
                                    (dir_ / "cache").string() + "\"");
     replace("path = \"logs\"", "path = \"" + (demo / "logs").string() + "\"");
-    replace("url = \"sqlite:data/orders.db\"", "url = \"sqlite:" + (demo / "data/orders.db").string() + "\"");
-    replace("runs = \"sqlite:data/diagd.db\"", "runs = \"sqlite:" + (dir_ / "runs.db").string() + "\"");
+    replace("url = \"sqlite:data/orders.db\"",
+            "url = \"sqlite:" + (demo / "data/orders.db").string() + "\"");
+    replace("runs = \"sqlite:data/diagd.db\"",
+            "runs = \"sqlite:" + (dir_ / "runs.db").string() + "\"");
     text += "\n[tools.metrics]\nbackend = \"prometheus\"\nurl = \"" + url + "\"\n";
     fs::path config = dir_ / "diagd.toml";
     std::ofstream(config) << text;
@@ -144,7 +147,8 @@ TEST_F(MetricsE2eTest, CheckReportsTheEndpointAndTheNamesItServes) {
 class ScriptedMetricsTest : public e2e::CliTest {
  protected:
   void OfferMetrics(const std::string& url) {
-    std::ofstream(dir_ / "diagd.toml", std::ios::app) << "[tools.metrics]\nurl = \"" << url << "\"\n";
+    std::ofstream(dir_ / "diagd.toml", std::ios::app)
+        << "[tools.metrics]\nurl = \"" << url << "\"\n";
   }
   static std::string Draft(const std::string& quote) {
     boost::json::object draft{

@@ -104,7 +104,8 @@ TEST(ToolCatalog, OffersQueryMetricsOnlyWhereItIsConfigured) {
   auto schema = json::Parse(definitions.back().parameters_schema);
   ASSERT_TRUE(schema.has_value());
   ExpectClosedEverywhere(*schema, "query_metrics");
-  auto parsed = with.ParseInput(metrics::kQueryMetrics, {{"query", "up"}, {"lookback_minutes", 60}});
+  auto parsed =
+      with.ParseInput(metrics::kQueryMetrics, {{"query", "up"}, {"lookback_minutes", 60}});
   ASSERT_TRUE(parsed);
   EXPECT_EQ(ToolCatalog::ToolOf(*parsed), metrics::kQueryMetrics);
   auto refused = with.ParseInput(metrics::kQueryMetrics, {{"query", ""}});

@@ -18,7 +18,8 @@ std::string SearchDocuments::Description(const CatalogOptions& options) {
 void SearchDocuments::Canonicalize(Result& r, const ResultLimits& limits) {
   std::erase_if(r.evidence, [](const DocumentEvidence& e) { return text::IsBlank(e.excerpt); });
   face::BoundList(r.evidence, limits.max_evidence, r.truncated);
-  for (auto& item : r.evidence) face::BoundText(item.excerpt, limits.max_excerpt_chars, r.truncated);
+  for (auto& item : r.evidence)
+    face::BoundText(item.excerpt, limits.max_excerpt_chars, r.truncated);
   face::SetCountAndStatus(r, r.evidence.size());
 }
 

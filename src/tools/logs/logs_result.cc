@@ -46,7 +46,8 @@ void QueryLogs::Bind(Result& r, const Request& q) {
 void QueryLogs::Canonicalize(Result& r, const ResultLimits& limits) {
   std::erase_if(r.events, [](const LogEvent& e) { return text::IsBlank(e.message); });
   if (KeepBothEnds(r.events, limits.max_events)) r.truncated = true;
-  for (auto& event : r.events) face::BoundText(event.message, limits.max_message_chars, r.truncated);
+  for (auto& event : r.events)
+    face::BoundText(event.message, limits.max_message_chars, r.truncated);
   face::SetCountAndStatus(r, r.events.size());
 }
 

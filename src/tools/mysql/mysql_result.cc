@@ -91,8 +91,8 @@ std::vector<std::string> TablesRead(const std::string& sql) {
     if (sql::IsCode(token)) code.push_back(token);
   }
   auto is_name = [&](std::size_t i) {
-    return i < code.size() &&
-           (code[i].kind == sql::TokenKind::kWord || code[i].kind == sql::TokenKind::kQuotedIdentifier);
+    return i < code.size() && (code[i].kind == sql::TokenKind::kWord ||
+                               code[i].kind == sql::TokenKind::kQuotedIdentifier);
   };
   std::vector<std::string> tables;
   for (std::size_t i = 0; i + 1 < code.size(); ++i) {
