@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <array>
 
-#include "check/backend_checks.h"
 #include "check/model_checks.h"
 #include "check/store_checks.h"
 #include "core/json_writer.h"
 #include "core/text.h"
 #include "http/http_client.h"
+#include "tools/tool_registry.h"
 
 namespace diagd::check {
 namespace {
@@ -66,23 +66,14 @@ CheckReport RunChecks(const config::Config& config, const CheckOptions& options,
   Announce(progress, "config", options.config_source);
   checks.push_back(ConfigItem(config, options));
 
-  const auto& documents = config.tools.documents;
-  bool http = documents.backend == config::DocumentsToolConfig::Backend::kHttp;
-  Announce(progress, "documents", http ? http::RedactUrl(documents.url) : documents.path.string());
-  checks.push_back(CheckDocuments(config, clock, options.max_backend_time));
-
-  Announce(progress, "logs", config.tools.logs.path.string());
-  for (CheckItem& item : CheckLogs(config, clock, options.max_backend_time, progress)) {
-    checks.push_back(std::move(item));
-  }
-  for (CheckItem& item : CheckDatasources(config, clock, options.max_backend_time, progress)) {
-    checks.push_back(std::move(item));
-  }
-  if (config.tools.metrics)
-    Announce(progress, "metrics", http::RedactUrl(config.tools.metrics->url));
-  for (CheckItem& item : CheckMetrics(config, clock, options.max_backend_time)) {
-    checks.push_back(std::move(item));
-  }
+  // Each registered tool's rows (its face's Check, tool_check.h).
+  tools::CheckContext tool_check{config, clock, options.max_backend_time,
+                                 [progress](std::string_view part, std::string_view name) {
+                                   Announce(progress, part, name);
+                                 }};
+  tools::RegisteredTools::ForEach([&](auto face) {
+    for (CheckItem& item : decltype(face)::Check(tool_check)) checks.push_back(std::move(item));
+  });
   for (CheckItem& item : CheckStores(config, progress)) checks.push_back(std::move(item));
   AppendModelChecks(config, options, progress, checks);
   return report;

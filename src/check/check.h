@@ -20,20 +20,13 @@
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "tools/tool_check.h"
 
 namespace diagd::check {
 
-// One row of the report: `part` is "config", "documents", "logs",
-// "datasource", "store" or "model"; `name` what was checked (a path, a topic, a
-// datasource, a model at its URL); `detail` what was found; `advice` empty
-// when ok, else what to change.
-struct CheckItem {
-  std::string part;
-  std::string name;
-  bool ok = true;
-  std::string detail;
-  std::string advice;
-};
+// One row of the report (tools/tool_check.h): `part` is "config", a tool's
+// ("documents", "logs", "datasource", "metrics"), "store" or "model".
+using CheckItem = tools::CheckRow;
 
 struct CheckReport {
   std::vector<CheckItem> checks;
@@ -62,9 +55,9 @@ struct CheckOptions {
   std::chrono::milliseconds max_backend_time{120000};
 };
 
-// The rows, in order: config, documents, logs (the folder, then one per
-// topic), each datasource, the run store and Redis (when configured), each
-// model endpoint. `clock` must be a real
+// The rows, in order: config; each registered tool's (documents, logs: the
+// folder then one per topic, each datasource, metrics when configured); the
+// run store and Redis (when configured); each model endpoint. `clock` must be a real
 // clock: deadlines and latencies are measured with it.
 CheckReport RunChecks(const config::Config& config, const CheckOptions& options, const Clock& clock,
                       CheckProgress* progress);

@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "core/text.h"
+#include "tools/tool_registry.h"
 #include "wiring/model_probe.h"
 
 namespace diagd::check {
@@ -16,74 +17,7 @@ using M = Misconfiguration;
 
 // The table. Advice says what to change, in one line; docs/check.md
 // mirrors it (and docs/model-endpoints.md the model part).
-constexpr std::array<MisconfigurationEntry, 38> kEntries{{
-    {M::kDocumentsFolderUnusable, "DOCUMENTS_FOLDER_UNUSABLE", "documents",
-     "tools.documents.path is missing, not a folder, or unreadable",
-     "set tools.documents.path to the folder of your Markdown runbooks and documents"},
-    {M::kDocumentsCacheUnusable, "DOCUMENTS_CACHE_UNUSABLE", "documents",
-     "the index folder under tools.documents.cache_path cannot be used",
-     "set tools.documents.cache_path to a writable folder outside tools.documents.path"},
-    {M::kDocumentsEmpty, "DOCUMENTS_EMPTY", "documents",
-     "no Markdown file (*.md, *.markdown) under tools.documents.path",
-     "put your Markdown runbooks under {path}, or point tools.documents.path at the folder "
-     "that holds them"},
-    {M::kDocumentsIndexFailed, "DOCUMENTS_INDEX_FAILED", "documents",
-     "the index could not be built or read",
-     "make {cache} writable, with free space, then run diagd check again"},
-    {M::kDocumentsServiceDown, "DOCUMENTS_SERVICE_DOWN", "documents",
-     "the http backend's url does not answer (refused, DNS, timeout, 5xx)",
-     "start the retrieval service at {url}, or fix tools.documents.url"},
-    {M::kDocumentsServiceRefused, "DOCUMENTS_SERVICE_REFUSED", "documents",
-     "the url answers, but with an error status or not the documents shape",
-     "make tools.documents.url answer POST {\"query\": ...} with {\"documents\": [...]} "
-     "(docs/configuration.md), or fix the url"},
-    {M::kLogsFolderUnusable, "LOGS_FOLDER_UNUSABLE", "logs",
-     "tools.logs.path is missing or not a folder",
-     "set tools.logs.path to the folder of your <topic>.jsonl or <topic>.log files"},
-    {M::kLogsNoTopics, "LOGS_NO_TOPICS", "logs",
-     "no <topic>.jsonl or <topic>.log under tools.logs.path",
-     "put <topic>.jsonl or <topic>.log files in {path}, or point tools.logs.path at the folder "
-     "that holds them"},
-    {M::kLogsTopicUnreadable, "LOGS_TOPIC_UNREADABLE", "logs", "a topic file cannot be read",
-     "make {file} readable by the user diagd runs as"},
-    {M::kLogsTopicNoEvents, "LOGS_TOPIC_NO_EVENTS", "logs",
-     "a topic file holds no line diagd reads as an event",
-     "start each event of {file} with a timestamp diagd reads (ISO 8601 for .jsonl; "
-     "docs/log-query.md lists the .log formats)"},
-    {M::kLogsTopicOutOfWindow, "LOGS_TOPIC_OUT_OF_WINDOW", "logs",
-     "every event lies outside what a query can reach from now (older than the longest "
-     "lookback, or after now)",
-     "for recorded data set `now` to a time just after its events; else raise "
-     "tools.logs.max_lookback_minutes or check that {file} is still written"},
-    {M::kLogsAliasedTopicMissing, "LOGS_ALIASED_TOPIC_MISSING", "logs",
-     "a topic given aliases under [tools.logs.topics] has no file under tools.logs.path",
-     "fix the topic name of [tools.logs.topics.{name}] (a file name without .jsonl or .log), "
-     "or add its file to {path}"},
-    {M::kDatasourcesInvalid, "DATASOURCES_INVALID", "datasource",
-     "the configured datasources could not be opened (a name or url the adapter refuses)",
-     "fix the tools.mysql.datasources key the detail names"},
-    {M::kDatasourceUnreachable, "DATASOURCE_UNREACHABLE", "datasource",
-     "the SQLite file cannot be opened, or the MySQL server cannot be reached or logged in to",
-     "fix tools.mysql.datasources.{name}.url, or the database it points at ({reason})"},
-    {M::kDatasourceCountFailed, "DATASOURCE_COUNT_FAILED", "datasource",
-     "reachable, but its catalog of tables could not be read",
-     "let the account of tools.mysql.datasources.{name}.url read the database's catalog "
-     "(information_schema for MySQL)"},
-    {M::kDatasourceNoTables, "DATASOURCE_NO_TABLES", "datasource",
-     "reachable, with no table or view: probably the wrong database",
-     "point tools.mysql.datasources.{name}.url at the database that holds your data"},
-    {M::kDatasourceWritable, "DATASOURCE_WRITABLE", "datasource",
-     "a harmless write was not refused",
-     "do not use tools.mysql.datasources.{name} until this is fixed: report it as a diagd bug "
-     "(docs/sql-safety.md)"},
-    {M::kMetricsUnreachable, "METRICS_UNREACHABLE", "metrics",
-     "tools.metrics.url does not answer Prometheus's query API",
-     "point tools.metrics.url at the base of a Prometheus-compatible API (the part before "
-     "/api/v1), and check bearer_token ({reason})"},
-    {M::kMetricsNoNames, "METRICS_NO_NAMES", "metrics",
-     "the endpoint answers but serves no metric over the configured lookback",
-     "check that the endpoint holds data up to now (or the configured now) and "
-     "tools.metrics.max_lookback_minutes"},
+constexpr std::array<MisconfigurationEntry, 19> kEntries{{
     {M::kRunStoreUnusable, "RUN_STORE_UNUSABLE", "store",
      "the SQLite file or its folder cannot be opened or written, the file is no run store this "
      "diagd may use, or PostgreSQL cannot be reached or refuses the login: diagd serve would stop",
@@ -249,28 +183,18 @@ const MisconfigurationEntry& EntryFor(Misconfiguration id) {
 }
 
 std::string Advise(Misconfiguration id, const AdviceValues& values) {
-  std::string_view advice = EntryFor(id).advice;
-  std::string out;
-  out.reserve(advice.size() + 64);
-  for (std::size_t i = 0; i < advice.size();) {
-    if (advice[i] == '{') {
-      std::size_t close = advice.find('}', i);
-      // Only {identifier} is a placeholder; JSON braces in a text stay.
-      if (close != std::string_view::npos) {
-        std::string name(advice.substr(i + 1, close - i - 1));
-        bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || c == '_';
-        });
-        if (auto it = values.find(name); identifier && it != values.end()) {
-          out += it->second;
-          i = close + 1;
-          continue;
-        }
-      }
-    }
-    out += advice[i++];
+  return tools::FillAdvice(EntryFor(id).advice, values);
+}
+
+std::vector<tools::AdviceEntry> AllMisconfigurations() {
+  std::vector<tools::AdviceEntry> all;
+  tools::RegisteredTools::ForEach([&](auto face) {
+    for (const tools::AdviceEntry& entry : decltype(face)::Advice()) all.push_back(entry);
+  });
+  for (const MisconfigurationEntry& own : kEntries) {
+    all.push_back({own.code, own.part, own.symptom, own.advice});
   }
-  return out;
+  return all;
 }
 
 std::optional<Misconfiguration> RecognizeErrorAnswer(int status, std::string_view provider_message,

@@ -22,35 +22,14 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "http/http_client.h"
+#include "tools/tool_check.h"
 
 namespace diagd::check {
 
 enum class Misconfiguration {
-  // Documents
-  kDocumentsFolderUnusable,  // tools.documents.path missing, not a folder, unreadable
-  kDocumentsCacheUnusable,   // tools.documents.cache_path cannot hold the index
-  kDocumentsEmpty,           // no Markdown file under tools.documents.path
-  kDocumentsIndexFailed,     // the index could not be built or read
-  kDocumentsServiceDown,     // the http backend's url does not answer
-  kDocumentsServiceRefused,  // it answers, but not the documents shape or an error status
-  // Logs
-  kLogsFolderUnusable,    // tools.logs.path missing or not a folder
-  kLogsNoTopics,          // no <topic>.jsonl or <topic>.log under it
-  kLogsTopicUnreadable,   // a topic file cannot be read
-  kLogsTopicNoEvents,     // a topic file holds no line diagd reads as an event
-  kLogsTopicOutOfWindow,  // every event lies outside what a query can reach from `now`
-  kLogsAliasedTopicMissing,  // [tools.logs.topics.NAME] names a topic with no file
-  // Datasources
-  kDatasourcesInvalid,     // the adapter refused the configured datasources
-  kDatasourceUnreachable,  // cannot open the file / connect and log in
-  kDatasourceCountFailed,  // reachable, but the catalog could not be read
-  kDatasourceNoTables,     // reachable and empty: probably the wrong database
-  kDatasourceWritable,     // a write was not refused
-  // Metrics
-  kMetricsUnreachable,  // tools.metrics.url does not answer the Prometheus query API
-  kMetricsNoNames,      // it answers, but serves no metric over the lookback
   // Stores
   kRunStoreUnusable,  // storage.runs cannot be opened: serve would stop on it
   kRedisUnreachable,  // storage.canonical's Redis does not answer
@@ -77,18 +56,22 @@ enum class Misconfiguration {
 struct MisconfigurationEntry {
   Misconfiguration id;
   const char* code;     // stable name, e.g. "VLLM_WITHOUT_TOOL_PARSER"
-  const char* part;     // "documents", "logs", "datasource", "store" or "model"
+  const char* part;     // "store" or "model"
   const char* symptom;  // what the check saw, for the docs
   const char* advice;   // the template `Advise` fills
 };
 
-// Every entry, in the order of the enum (and of docs/check.md).
+// check's own entries (the stores and model endpoints), in the order of the
+// enum and of docs/check.md, where they follow the tools' own.
 std::span<const MisconfigurationEntry> Misconfigurations();
 const MisconfigurationEntry& EntryFor(Misconfiguration id);
 
-// Values for the `{name}` placeholders; a placeholder with no value is left
-// as `{name}` (a test catches that).
-using AdviceValues = std::map<std::string, std::string>;
+// Every misconfiguration `diagd check` can name: each registered tool's
+// (its face's Advice, tool_check.h) in registration order, then check's own.
+std::vector<tools::AdviceEntry> AllMisconfigurations();
+
+using tools::AdviceValues;
+// The advice of `id` with its placeholders filled (tools::FillAdvice).
 std::string Advise(Misconfiguration id, const AdviceValues& values);
 
 // --- Recognizers for the model probe -------------------------------------

@@ -59,34 +59,31 @@ Status ApplyEnvironment(const Environment& env, EndpointOverride& model, KeyLoca
   return problems.ToStatus();
 }
 
-std::filesystem::path Resolve(const std::filesystem::path& base, const std::filesystem::path& p) {
+}  // namespace
+
+std::filesystem::path internal::ResolvePath(const std::filesystem::path& base,
+                                            const std::filesystem::path& p) {
   return (p.is_absolute() ? p : base / p).lexically_normal();
 }
 
-// "sqlite:PATH" with PATH absolute; an in-memory database has no path.
-std::string ResolveSqliteUrl(const std::filesystem::path& base, const std::string& url) {
+std::string internal::ResolveSqliteUrl(const std::filesystem::path& base, const std::string& url) {
   constexpr std::string_view kScheme = "sqlite:";
   if (url.compare(0, kScheme.size(), kScheme) != 0) return url;
   std::string path = url.substr(kScheme.size());
   if (path == ":memory:") return url;
-  return std::string(kScheme) + Resolve(base, path).string();
+  return std::string(kScheme) + ResolvePath(base, path).string();
 }
 
-}  // namespace
-
 void internal::ResolveToolPaths(const std::filesystem::path& base, ToolsConfig& tools) {
-  tools.documents.path = Resolve(base, tools.documents.path);
-  tools.documents.cache_path = Resolve(base, tools.documents.cache_path);
-  tools.logs.path = Resolve(base, tools.logs.path);
-  for (DatasourceConfig& source : tools.datasources) {
-    source.url = ResolveSqliteUrl(base, source.url);
-  }
+  tools::RegisteredSections::ForEach([&]<typename Section>(std::type_identity<Section>) {
+    Section::ResolvePaths(base, tools);
+  });
 }
 
 namespace {
 
 void ResolvePaths(Config& config) {
-  config.storage.runs = ResolveSqliteUrl(config.base_dir, config.storage.runs);
+  config.storage.runs = internal::ResolveSqliteUrl(config.base_dir, config.storage.runs);
   internal::ResolveToolPaths(config.base_dir, config.tools);
 }
 

@@ -29,6 +29,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "tools/tool_sections.h"
 
 namespace diagd::config {
 
@@ -128,67 +129,11 @@ struct HarnessConfig {
   int max_run_seconds = 180;
 };
 
-struct DocumentsToolConfig {
-  enum class Backend { kLocal, kHttp };
-  Backend backend = Backend::kLocal;
-  std::filesystem::path path = "docs";  // absolute after loading
-  // The local backend's index (never inside `path`); absolute after loading.
-  std::filesystem::path cache_path = "data/cache";
-  std::string url;                      // http(s), required by kHttp
-  int max_evidence = 5;
-  int max_excerpt_chars = 600;
-  int timeout_ms = 10000;
-};
-
-// One [tools.logs.topics.NAME] table: what people call the topic's service
-// in their questions ("订单服务"), so that a question naming it in those
-// words names the topic (docs/specs/release.md).
-struct LogTopicConfig {
-  std::string name;                  // [A-Za-z0-9_-][A-Za-z0-9._-]*
-  std::vector<std::string> aliases;  // non-empty strings, none shared with another topic
-};
-
-// The only backend is "local" for now, so there is no backend field.
-struct LogsToolConfig {
-  std::filesystem::path path = "logs";  // absolute after loading
-  int default_lookback_minutes = 60;    // <= max_lookback_minutes
-  int max_lookback_minutes = 1440;
-  int max_events = 30;
-  int max_message_chars = 2000;
-  int timeout_ms = 10000;
-  std::vector<LogTopicConfig> topics;  // sorted by name
-};
-
-// One [tools.mysql.datasources.NAME] table.
-struct DatasourceConfig {
-  std::string name;  // [A-Za-z0-9_-]+
-  // "sqlite:/abs/path" (absolute after loading) or
-  // "mysql://user[:pass]@host[:port]/db".
-  std::string url;
-  int max_rows = 30;
-  int timeout_ms = 3000;
-  int max_cell_chars = 1000;
-};
-
-// [tools.metrics]: query_metrics over anything that serves Prometheus's
-// HTTP query API. The tool is offered only where this table is present.
-struct MetricsToolConfig {
-  std::string url;           // http(s), required
-  std::string bearer_token;  // a secret; sent as `Authorization: Bearer`
-  int default_lookback_minutes = 60;  // <= max_lookback_minutes
-  int max_lookback_minutes = 1440;    // at most ten years
-  int max_series = 10;
-  int max_points = 60;  // per series
-  int timeout_ms = 10000;
-};
-inline constexpr int kMaxMetricsLookbackMinutes = 10 * 365 * 24 * 60;
-
-struct ToolsConfig {
+// [tools]: what applies to every tool, and each registered tool's section
+// (tools/tool_sections.h) as a member of its own name: `documents`, `logs`,
+// `datasources` (of [tools.mysql]), `metrics` (set where configured).
+struct ToolsConfig : tools::RegisteredSections::Holder {
   int max_attempts = 2;  // 1..5
-  DocumentsToolConfig documents;
-  LogsToolConfig logs;
-  std::vector<DatasourceConfig> datasources;  // sorted by name
-  std::optional<MetricsToolConfig> metrics;
 };
 
 struct Config {

@@ -79,8 +79,15 @@ struct FileSettings {
 // each key in `locations`. Any syntax error or problem is an error.
 Status ReadToml(std::string_view text, FileSettings& settings, KeyLocations& locations);
 
-// Makes every path and sqlite: URL of `tools` absolute against `base`.
+// Makes every path and sqlite: URL of `tools` absolute against `base`
+// (each section resolves its own).
 void ResolveToolPaths(const std::filesystem::path& base, ToolsConfig& tools);
+// `p` absolute against `base`, normalized.
+std::filesystem::path ResolvePath(const std::filesystem::path& base,
+                                  const std::filesystem::path& p);
+// "sqlite:PATH" with PATH absolute; an in-memory database and any other
+// scheme are kept as they are.
+std::string ResolveSqliteUrl(const std::filesystem::path& base, const std::string& url);
 
 // The largest configuration or incident file read (1 MiB; the bundled ones
 // are a few KiB).
@@ -95,8 +102,13 @@ Result<std::string> ReadConfigText(const std::filesystem::path& file, const std:
 // `dir` absolute and normalized, without a trailing separator.
 Result<std::filesystem::path> AbsoluteDir(const std::filesystem::path& dir);
 
-// The rules that relate two keys (lookback limits, run time against the
-// canonical TTL, the http documents backend's url).
+// The rules that relate two keys: each tool section's, then run time
+// against the canonical TTL.
 Status CheckCrossKeyRules(const Config& config, const KeyLocations& locations);
+
+// A default lookback within its maximum, for the section `table`
+// ("tools.logs"): the message goes to whichever key the file set.
+void CheckLookback(std::string_view table, int default_minutes, int max_minutes,
+                   const KeyLocations& at, Problems& problems);
 
 }  // namespace diagd::config::internal

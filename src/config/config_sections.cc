@@ -1,9 +1,7 @@
 // ReadToml: the schema of docs/configuration.md, one function per table, each
 // reading its known keys and then rejecting the rest.
-#include <algorithm>
-#include <map>
 #include <string>
-#include <utility>
+#include <type_traits>
 
 #include "config/config_parse.h"
 #include "config/config_rules.h"
@@ -78,82 +76,6 @@ void ReadHarness(TableReader harness, HarnessConfig& out) {
   harness.RejectUnknownKeys();
 }
 
-void ReadDocuments(TableReader documents, DocumentsToolConfig& out) {
-  if (auto backend = documents.ReadChoice("backend", {"local", "http"})) {
-    out.backend =
-        *backend == 0 ? DocumentsToolConfig::Backend::kLocal : DocumentsToolConfig::Backend::kHttp;
-  }
-  documents.Read("path", out.path);
-  documents.Read("cache_path", out.cache_path);
-  documents.Read("url", out.url, CheckOptionalHttpUrl);
-  documents.Read("max_evidence", out.max_evidence);
-  documents.Read("max_excerpt_chars", out.max_excerpt_chars);
-  documents.Read("timeout_ms", out.timeout_ms);
-  documents.RejectUnknownKeys();
-}
-
-// [tools.logs.topics.NAME]: per-topic settings; so far only the aliases a
-// question may name the topic by. An alias shared by two topics would make
-// a question's subject ambiguous, so it is an error on the second.
-void ReadTopics(TableReader topics, std::vector<LogTopicConfig>& out) {
-  std::map<std::string, std::string> owner_of_alias;
-  for (const std::string& name : topics.Keys()) {
-    auto table = topics.Table(name);
-    if (!table) continue;
-    if (Problem problem = CheckTopicName(name)) topics.AddProblem(name, *problem);
-    LogTopicConfig topic;
-    topic.name = name;
-    table->Read("aliases", topic.aliases, CheckNotBlank);
-    table->RejectUnknownKeys();
-    for (const std::string& alias : topic.aliases) {
-      auto [at, added] = owner_of_alias.emplace(alias, name);
-      if (!added && at->second != name) {
-        table->AddProblem("aliases", "\"" + alias + "\" is already an alias of topic \"" +
-                                         at->second + "\"");
-      }
-    }
-    out.push_back(std::move(topic));
-  }
-  std::sort(out.begin(), out.end(),
-            [](const LogTopicConfig& a, const LogTopicConfig& b) { return a.name < b.name; });
-}
-
-void ReadLogs(TableReader logs, LogsToolConfig& out) {
-  // "local" is the only backend so far; the key exists so that files written
-  // for later backends fail clearly instead of silently reading local files.
-  logs.ReadChoice("backend", {"local"});
-  logs.Read("path", out.path);
-  logs.Read("default_lookback_minutes", out.default_lookback_minutes);
-  logs.Read("max_lookback_minutes", out.max_lookback_minutes);
-  logs.Read("max_events", out.max_events);
-  logs.Read("max_message_chars", out.max_message_chars);
-  logs.Read("timeout_ms", out.timeout_ms);
-  if (auto topics = logs.Table("topics")) ReadTopics(*topics, out.topics);
-  logs.RejectUnknownKeys();
-}
-
-void ReadDatasources(TableReader datasources, std::vector<DatasourceConfig>& out) {
-  for (const std::string& name : datasources.Keys()) {
-    auto table = datasources.Table(name);
-    if (!table) continue;
-    if (Problem problem = CheckDatasourceName(name)) {
-      datasources.AddProblem(name, *problem);
-    }
-    DatasourceConfig source;
-    source.name = name;
-    table->Read("url", source.url, CheckDatasourceUrl);
-    table->Read("max_rows", source.max_rows);
-    table->Read("timeout_ms", source.timeout_ms);
-    table->Read("max_cell_chars", source.max_cell_chars);
-    table->RejectUnknownKeys();
-    // A datasource with no address cannot be queried; there is no default.
-    if (!table->Has("url")) datasources.AddProblem(name, "missing the required key \"url\"");
-    out.push_back(std::move(source));
-  }
-  std::sort(out.begin(), out.end(),
-            [](const DatasourceConfig& a, const DatasourceConfig& b) { return a.name < b.name; });
-}
-
 void ReadRoot(TableReader root, FileSettings& out) {
   root.Read("now", out.config.now);
   if (auto language = root.ReadChoice("language", {"zh", "en"})) {
@@ -169,31 +91,11 @@ void ReadRoot(TableReader root, FileSettings& out) {
 
 }  // namespace
 
-void ReadMetrics(TableReader metrics, MetricsToolConfig& out) {
-  // "prometheus" names the API (Prometheus, VictoriaMetrics, Thanos serve it).
-  metrics.ReadChoice("backend", {"prometheus"});
-  metrics.Read("url", out.url, CheckOptionalHttpUrl);
-  metrics.Read("bearer_token", out.bearer_token, CheckSecret);
-  metrics.Read("default_lookback_minutes", out.default_lookback_minutes, 1,
-               kMaxMetricsLookbackMinutes);
-  metrics.Read("max_lookback_minutes", out.max_lookback_minutes, 1, kMaxMetricsLookbackMinutes);
-  metrics.Read("max_series", out.max_series, 1, 1000);
-  metrics.Read("max_points", out.max_points, 1, 10000);
-  metrics.Read("timeout_ms", out.timeout_ms);
-  metrics.RejectUnknownKeys();
-}
-
 void ReadTools(TableReader tools, ToolsConfig& out) {
   tools.Read("max_attempts", out.max_attempts, 1, 5);
-  if (auto documents = tools.Table("documents")) ReadDocuments(*documents, out.documents);
-  if (auto logs = tools.Table("logs")) ReadLogs(*logs, out.logs);
-  if (auto mysql = tools.Table("mysql")) {
-    if (auto datasources = mysql->Table("datasources")) {
-      ReadDatasources(*datasources, out.datasources);
-    }
-    mysql->RejectUnknownKeys();
-  }
-  if (auto metrics = tools.Table("metrics")) ReadMetrics(*metrics, out.metrics.emplace());
+  tools::RegisteredSections::ForEach([&]<typename Section>(std::type_identity<Section>) {
+    if (auto table = tools.Table(Section::kTable)) Section::Read(*table, out);
+  });
   tools.RejectUnknownKeys();
 }
 

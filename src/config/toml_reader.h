@@ -1,10 +1,11 @@
-// Internal to config/: strict, typed reads from one toml++ table.
+// Internal to config/ and the tool sections compiled into it
+// (tools/tool_section.h): strict, typed reads from one toml++ table.
 //
 // A TableReader knows its dotted path ("tools.logs"), remembers which keys
 // were asked for, and turns every wrong type, out-of-range number, rejected
 // value and unknown key into a problem naming the line and the dotted key. A
 // read never throws and never stops at the first problem, so one run reports
-// everything wrong with a file. Included only by the reader's .cc files:
+// everything wrong with a file. Included only by the readers' .cc files:
 // toml++ is slow to compile.
 #pragma once
 

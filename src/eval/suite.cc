@@ -21,7 +21,7 @@ std::string MissingWorkspace(const config::Incident& incident) {
   std::error_code error;
   const config::ToolsConfig& tools = incident.config.tools;
   if (!std::filesystem::is_directory(tools.documents.path, error) &&
-      tools.documents.backend == config::DocumentsToolConfig::Backend::kLocal) {
+      tools.documents.backend == tools::documents::DocumentsToolConfig::Backend::kLocal) {
     return "the documents folder " + tools.documents.path.string() + " does not exist";
   }
   if (!std::filesystem::is_directory(tools.logs.path, error)) {
@@ -67,7 +67,7 @@ std::string PathOutside(const config::Incident& incident, const std::vector<fs::
   };
   const config::ToolsConfig& tools = incident.config.tools;
   std::vector<std::pair<std::string, fs::path>> paths;
-  if (tools.documents.backend == config::DocumentsToolConfig::Backend::kLocal) {
+  if (tools.documents.backend == tools::documents::DocumentsToolConfig::Backend::kLocal) {
     paths.emplace_back("[tools.documents] path", tools.documents.path);
   }
   paths.emplace_back("[tools.logs] path", tools.logs.path);

@@ -1,21 +1,16 @@
-// What the configuration tells the tools' catalog: each tool's rules (known
-// topics, datasources, lookback limits) and the language of descriptions.
-// Built by tool_settings.h; each tool's face reads its own member.
+// What the configuration tells the tools' catalog: each registered tool's
+// rules (its `Catalog` part, tool_section.h: known topics, datasources,
+// lookback limits, as a member of the tool's own name) and the language of
+// descriptions. Built by tool_settings.h; each face reads its own member.
 #pragma once
 
-#include <optional>
-
-#include "tools/logs/logs_types.h"
-#include "tools/metrics/metrics_types.h"
-#include "tools/mysql/mysql_types.h"
+#include "tools/tool_sections.h"
 
 namespace diagd::tools {
 
-struct CatalogOptions {
-  logs::LogsRules logs;
-  mysql::MysqlRules mysql;
+struct CatalogOptions : RegisteredSections::Catalogs {
   bool english = false;  // descriptions in English instead of Chinese
-  std::optional<metrics::MetricsRules> metrics;  // set where [tools.metrics] is configured
+  bool operator==(const CatalogOptions&) const = default;
 };
 
 }  // namespace diagd::tools

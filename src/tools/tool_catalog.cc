@@ -45,10 +45,10 @@ std::string EnvelopeSchema(boost::json::object input_schema, const char* previou
 
 std::vector<std::string> ToolCatalog::Topics() const { return Current()->options.logs.topics; }
 
-ToolCatalog::ToolCatalog(CatalogOptions options, TopicSource topics)
-    : topics_(std::move(topics)), current_(Build(std::move(options))) {
-  if (topics_.list && topics_.clock != nullptr) {
-    next_listing_ = topics_.clock->Monotonic() + topics_.interval;
+ToolCatalog::ToolCatalog(CatalogOptions options, CatalogRefresh refresh)
+    : refresh_(std::move(refresh)), current_(Build(std::move(options))) {
+  if (refresh_.refresh && refresh_.clock != nullptr) {
+    next_refresh_ = refresh_.clock->Monotonic() + refresh_.interval;
   }
 }
 
@@ -71,18 +71,17 @@ std::shared_ptr<const ToolCatalog::Snapshot> ToolCatalog::Current() const {
   {
     MutexLock lock(mu_);
     snapshot = current_;
-    if (!topics_.list || topics_.clock == nullptr || topics_.clock->Monotonic() < next_listing_) {
+    if (!refresh_.refresh || refresh_.clock == nullptr ||
+        refresh_.clock->Monotonic() < next_refresh_) {
       return snapshot;
     }
-    next_listing_ = topics_.clock->Monotonic() + topics_.interval;
+    next_refresh_ = refresh_.clock->Monotonic() + refresh_.interval;
   }
-  // Listed without the lock (it reads a folder); runs meanwhile use the
-  // snapshot they have.
-  std::vector<std::string> listed = topics_.list();
-  std::sort(listed.begin(), listed.end());
-  if (listed == snapshot->options.logs.topics) return snapshot;
+  // Refreshed without the lock (a backend may read a folder); runs
+  // meanwhile use the snapshot they have.
   CatalogOptions options = snapshot->options;
-  options.logs.topics = std::move(listed);
+  refresh_.refresh(options);
+  if (options == snapshot->options) return snapshot;
   auto rebuilt = Build(std::move(options));
   MutexLock lock(mu_);
   current_ = rebuilt;

@@ -36,18 +36,19 @@ struct ToolDefinition {
 };
 
 
-// Where the log topics come from while the catalog lives: `list` gives the
-// topics as they are now, and is asked at most once per `interval`.
-struct TopicSource {
-  std::function<std::vector<std::string>()> list;
+// What keeps the options up to date while the catalog lives: `refresh`
+// (every backend's refresh_catalog, tool_backend.h) brings a copy of them up
+// to date, at most once per `interval`.
+struct CatalogRefresh {
+  std::function<void(CatalogOptions&)> refresh;
   const Clock* clock = nullptr;
   std::chrono::milliseconds interval{5000};
 };
 
 class ToolCatalog {
  public:
-  // Without a topic source, the topics of `options` are the topics for good.
-  explicit ToolCatalog(CatalogOptions options, TopicSource topics = {});
+  // Without a refresh, `options` are the options for good.
+  explicit ToolCatalog(CatalogOptions options, CatalogRefresh refresh = {});
 
   // The tools as offered now. A run takes them once, at its start: a topic
   // that appears later is offered to the runs that start after.
@@ -71,13 +72,13 @@ class ToolCatalog {
     std::vector<ToolDefinition> definitions;
   };
   static std::shared_ptr<const Snapshot> Build(CatalogOptions options);
-  // The snapshot to use now, listing the topics again when that is due.
+  // The snapshot to use now, refreshing the options when that is due.
   std::shared_ptr<const Snapshot> Current() const;
 
-  const TopicSource topics_;
+  const CatalogRefresh refresh_;
   mutable Mutex mu_;
   mutable std::shared_ptr<const Snapshot> current_ GUARDED_BY(mu_);
-  mutable MonoTime next_listing_ GUARDED_BY(mu_);
+  mutable MonoTime next_refresh_ GUARDED_BY(mu_);
 };
 
 }  // namespace diagd::tools

@@ -5,8 +5,9 @@
 // registered ones, and generic code reaches a tool only through the
 // registry. src/tools/README.md tells how to add one.
 //
-// Besides the face, a tool has a backend (a ToolAdapter, opened by wiring/)
-// and, where it has settings, a config section and a member of
+// Besides the face, a tool has a config section (tool_section.h), a backend
+// (a ToolAdapter, which the face's OpenBackend opens, tool_backend.h), its
+// part of `diagd check` (tool_check.h) and, where it has rules, a member of
 // CatalogOptions (catalog_options.h).
 #pragma once
 
@@ -14,31 +15,34 @@
 #include <concepts>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/json_writer.h"
+#include "core/result.h"
 #include "tools/byte_codec.h"
 #include "tools/catalog_options.h"
 #include "tools/input_rules.h"
 #include "tools/scope.h"
+#include "tools/tool_backend.h"
+#include "tools/tool_check.h"
+#include "tools/tool_sections.h"
 #include "tools/tool_types.h"
+
+namespace diagd::config {
+struct ToolsConfig;
+}  // namespace diagd::config
 
 namespace diagd::tools {
 
-// Bounds applied to every result that leaves a tool, whatever the backend did.
-struct ResultLimits {
-  std::size_t max_evidence = 5;
-  std::size_t max_excerpt_chars = 600;
-  std::size_t max_events = 30;
-  std::size_t max_message_chars = 2000;
-  std::size_t max_rows = 30;
-  std::size_t max_cell_chars = 1000;
-  std::size_t max_series = 10;
-  std::size_t max_points = 60;  // per series
-};
+struct BoundaryOptions;  // tool_boundary.h
+
+// Bounds applied to every result that leaves a tool, whatever the backend
+// did: each registered tool's `Limits` part (tool_section.h).
+struct ResultLimits : RegisteredSections::Limits {};
 
 // A view of a result is a list of its keys: the canonical view (what the
 // canonical store keeps) lists them all; the model observation only its
@@ -64,7 +68,10 @@ concept ToolFace = requires(const typename T::Request& request, typename T::Resu
                             const boost::json::object& input, const ResultLimits& limits,
                             const ResultView& view, json::JsonWriter& writer, ByteWriter& bytes,
                             ByteReader& reader, std::string_view key, const TextSink& sink,
-                            const TextTest& test, bool english) {
+                            const TextTest& test, bool english,
+                            const BackendContext& context, const CheckContext& check,
+                            const config::ToolsConfig& tools, CatalogOptions& catalog,
+                            BoundaryOptions& boundary) {
   // The wire name ("query_logs") and the two value types: the validated
   // business request, and the canonical result, which carries the common
   // fields evidence_status, tool_call_id, returned_count and truncated.
@@ -106,6 +113,17 @@ concept ToolFace = requires(const typename T::Request& request, typename T::Resu
   // adding a new tool, never by renumbering what was written.
   { T::EncodeResult(const_result, bytes) } -> std::same_as<void>;
   { T::DecodeResult(reader) } -> std::same_as<typename T::Result>;
+  // Settings (NAME_settings.cc): its rules in the catalog's options and its
+  // timeout and result bounds at the boundary, from its config section.
+  { T::ConfigureCatalog(tools, catalog) } -> std::same_as<void>;
+  { T::ConfigureBoundary(tools, boundary) } -> std::same_as<void>;
+  // Opens the tool's backend from the configuration (tool_backend.h); an
+  // error names the key to change.
+  { T::OpenBackend(context) } -> std::same_as<Result<OpenedBackend>>;
+  // `diagd check` (tool_check.h): the rows of what the backend holds, and
+  // the misconfigurations they may name, in docs/check.md's order.
+  { T::Check(check) } -> std::same_as<std::vector<CheckRow>>;
+  { T::Advice() } -> std::same_as<std::span<const AdviceEntry>>;
 };
 
 // Helpers every face uses.

@@ -17,6 +17,7 @@
 #include "tools/metrics/metrics_tool.h"
 #include "tools/mysql/mysql_tool.h"
 #include "tools/tool_face.h"
+#include "tools/tool_sections.h"
 
 namespace diagd::tools {
 
@@ -33,9 +34,18 @@ struct ToolList {
   }
 };
 
-// The one registration line.
-using RegisteredTools =
-    ToolList<documents::SearchDocuments, logs::QueryLogs, mysql::QueryMysql, metrics::QueryMetrics>;
+namespace registry_internal {
+template <typename List>
+struct FacesOf;
+template <typename... Sections>
+struct FacesOf<SectionList<Sections...>> {
+  using type = ToolList<typename Sections::Face...>;
+};
+}  // namespace registry_internal
+
+// The faces of the registered sections (tool_sections.h holds the one
+// registration line).
+using RegisteredTools = registry_internal::FacesOf<RegisteredSections>::type;
 
 inline constexpr const auto& kAllTools = RegisteredTools::kNames;
 

@@ -1,9 +1,7 @@
-// The tools' settings taken from the validated configuration: one place
-// where config keys become catalog rules, result bounds and boundary limits.
+// The tools' settings taken from the validated configuration: each
+// registered tool's rules for the catalog and its timeout and result bounds
+// for the boundary (each face's ConfigureCatalog / ConfigureBoundary).
 #pragma once
-
-#include <string>
-#include <vector>
 
 #include "config/config.h"
 #include "tools/tool_boundary.h"
@@ -11,17 +9,13 @@
 
 namespace diagd::tools {
 
-// `known_topics`: the log topics found under tools.logs.path (empty when not
-// known; any plain name is then accepted and the backend answers for it).
-CatalogOptions CatalogOptionsFrom(const config::Config& config,
-                                  std::vector<std::string> known_topics);
+// The rules of every tool the configuration has, and the language of the
+// descriptions. What a backend finds (the log topics) is left to its
+// refresh_catalog (tool_backend.h); until then any plain topic name is
+// accepted and the backend answers for it.
+CatalogOptions CatalogOptionsFrom(const config::Config& config);
 
-// Timeouts per tool, attempts, and the final result bounds. Rows and cell
-// sizes are per datasource; the boundary applies the largest, so each
-// datasource's own (smaller) bound is enforced by its backend.
+// Timeouts per tool, attempts, and the final result bounds.
 BoundaryOptions BoundaryOptionsFrom(const config::Config& config);
-
-// What query_metrics' backend is opened with.
-metrics::MetricsSettings MetricsSettingsFrom(const config::MetricsToolConfig& config);
 
 }  // namespace diagd::tools

@@ -2,6 +2,7 @@
 // entry from what a server sent. Provider texts are the ones those servers
 // really send; the source of each is named beside it.
 #include "check/misconfigurations.h"
+#include "tools/tool_registry.h"
 
 #include <gtest/gtest.h>
 
@@ -18,17 +19,24 @@ using M = Misconfiguration;
 constexpr const char* kV1 = "http://127.0.0.1:8000/v1";
 constexpr const char* kNoV1 = "http://127.0.0.1:8000";
 
-// Every placeholder the checks fill (model_checks.cc, backend_checks.cc).
+// Every placeholder the checks fill (model_checks.cc, each tool's NAME_check.cc).
 const std::set<std::string> kKnownPlaceholders = {
     "path",   "cache",   "url",     "file",          "name",      "reason", "model",   "name_key",
     "served", "key_key", "url_key", "suggested_url", "host_port", "host",   "seconds", "status"};
 
-TEST(MisconfigurationTable, FollowsTheEnumWithUniqueCodesAndOneLineTexts) {
-  std::set<std::string> codes;
+TEST(MisconfigurationTable, OwnEntriesFollowTheEnum) {
   std::size_t index = 0;
   for (const MisconfigurationEntry& entry : Misconfigurations()) {
     EXPECT_EQ(static_cast<std::size_t>(entry.id), index++) << entry.code;
     EXPECT_EQ(&EntryFor(entry.id), &entry);
+  }
+  EXPECT_EQ(index, static_cast<std::size_t>(M::kEndpointFailed) + 1);
+}
+
+// The tools' entries and check's own: unique codes, known parts, one-line texts.
+TEST(MisconfigurationTable, EveryEntryHasAUniqueCodeAndOneLineTexts) {
+  std::set<std::string> codes;
+  for (const tools::AdviceEntry& entry : AllMisconfigurations()) {
     EXPECT_TRUE(codes.insert(entry.code).second) << "duplicate " << entry.code;
     EXPECT_TRUE(std::regex_match(entry.code, std::regex("[A-Z0-9_]+"))) << entry.code;
     EXPECT_TRUE(
@@ -39,12 +47,11 @@ TEST(MisconfigurationTable, FollowsTheEnumWithUniqueCodesAndOneLineTexts) {
     EXPECT_NE(std::string(entry.advice), "") << entry.code;
     EXPECT_EQ(std::string(entry.advice).find('\n'), std::string::npos) << entry.code;
   }
-  EXPECT_EQ(index, static_cast<std::size_t>(M::kEndpointFailed) + 1);
 }
 
 TEST(MisconfigurationTable, EveryPlaceholderIsOneTheChecksFill) {
   std::regex placeholder(R"(\{([a-z_]+)\})");
-  for (const MisconfigurationEntry& entry : Misconfigurations()) {
+  for (const tools::AdviceEntry& entry : AllMisconfigurations()) {
     std::string advice = entry.advice;
     for (std::sregex_iterator it(advice.begin(), advice.end(), placeholder), end; it != end; ++it) {
       EXPECT_TRUE(kKnownPlaceholders.contains((*it)[1].str()))
@@ -60,10 +67,21 @@ TEST(MisconfigurationTable, IsMirroredByTheDocs) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string docs = text.str();
-  for (const MisconfigurationEntry& entry : Misconfigurations()) {
+  std::size_t previous = 0;
+  for (const tools::AdviceEntry& entry : AllMisconfigurations()) {
+    std::size_t at = docs.find(std::string("**`") + entry.code + "`**");
+    EXPECT_GE(at, previous) << entry.code << " is listed in another order";
+    if (at != std::string::npos) previous = at;
     EXPECT_NE(docs.find(std::string("**`") + entry.code + "`**"), std::string::npos) << entry.code;
     EXPECT_NE(docs.find(std::string("Advice: `` ") + entry.advice + " ``"), std::string::npos)
         << entry.code << ": " << entry.advice;
+  }
+  // ... and nothing more: an entry of the docs no check names was lost.
+  std::regex code(R"(\*\*`([A-Z0-9_]+)`\*\*)");
+  std::set<std::string> known;
+  for (const tools::AdviceEntry& entry : AllMisconfigurations()) known.insert(entry.code);
+  for (std::sregex_iterator it(docs.begin(), docs.end(), code), end; it != end; ++it) {
+    EXPECT_TRUE(known.contains((*it)[1].str())) << (*it)[1].str() << " is in the docs only";
   }
 }
 
@@ -71,7 +89,7 @@ TEST(Advise, FillsPlaceholdersAndLeavesJsonBracesAlone) {
   EXPECT_EQ(Advise(M::kBaseUrlWithoutV1,
                    {{"url_key", "model.base_url"}, {"suggested_url", "http://h:8000/v1"}}),
             "model.base_url probably needs /v1: http://h:8000/v1");
-  EXPECT_EQ(Advise(M::kDocumentsServiceRefused, {}),
+  EXPECT_EQ(tools::FillAdvice(tools::documents::SearchDocuments::Advice()[5].advice, {}),
             "make tools.documents.url answer POST {\"query\": ...} with {\"documents\": [...]} "
             "(docs/configuration.md), or fix the url");
   // A value the caller does not know stays visible rather than vanishing.

@@ -125,7 +125,7 @@ TEST(Config, DefaultsWithNoFile) {
   EXPECT_EQ(config.harness.max_tool_bytes, 1048576);
   EXPECT_EQ(config.harness.max_run_seconds, 180);
   EXPECT_EQ(config.tools.max_attempts, 2);
-  EXPECT_EQ(config.tools.documents.backend, DocumentsToolConfig::Backend::kLocal);
+  EXPECT_EQ(config.tools.documents.backend, tools::documents::DocumentsToolConfig::Backend::kLocal);
   EXPECT_EQ(config.tools.documents.path, "/etc/diagd/docs");
   EXPECT_EQ(config.tools.documents.cache_path, "/etc/diagd/data/cache");
   EXPECT_EQ(config.tools.documents.url, "");
@@ -158,7 +158,7 @@ TEST(Config, ParsesTheContractExample) {
   EXPECT_EQ(config.tools.documents.path, "/etc/diagd/docs");
   EXPECT_EQ(config.tools.logs.path, "/etc/diagd/logs");
   ASSERT_EQ(config.tools.datasources.size(), 1u);
-  const DatasourceConfig& orders = config.tools.datasources[0];
+  const tools::mysql::DatasourceConfig& orders = config.tools.datasources[0];
   EXPECT_EQ(orders.name, "orders");
   EXPECT_EQ(orders.url, "sqlite:/etc/diagd/data/orders.db");
   EXPECT_EQ(orders.max_rows, 30);
@@ -240,7 +240,7 @@ max_cell_chars = 64
   EXPECT_EQ(config.harness.max_tool_bytes, 4096);
   EXPECT_EQ(config.harness.max_run_seconds, 30);
   EXPECT_EQ(config.tools.max_attempts, 5);
-  EXPECT_EQ(config.tools.documents.backend, DocumentsToolConfig::Backend::kHttp);
+  EXPECT_EQ(config.tools.documents.backend, tools::documents::DocumentsToolConfig::Backend::kHttp);
   EXPECT_EQ(config.tools.documents.url, "https://kb.internal/search");
   EXPECT_EQ(config.tools.documents.max_evidence, 2);
   EXPECT_EQ(config.tools.documents.max_excerpt_chars, 100);

@@ -68,7 +68,7 @@ ServerFixture::ServerFixture(FixtureOptions options) : dir_(FreshDir()) {
   config_.server.lease_seconds = options.lease_seconds;
   config_.server.sse_keepalive = options.sse_keepalive;
   if (!options.documents_url.empty()) {
-    config_.tools.documents.backend = config::DocumentsToolConfig::Backend::kHttp;
+    config_.tools.documents.backend = tools::documents::DocumentsToolConfig::Backend::kHttp;
     config_.tools.documents.url = options.documents_url;
     config_.tools.documents.timeout_ms = options.documents_timeout_ms;
   }

@@ -3,8 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/json.hpp>
+#include <algorithm>
 #include <atomic>
+#include <boost/json.hpp>
 #include <mutex>
 #include <thread>
 
@@ -14,8 +15,18 @@
 namespace diagd::tools {
 namespace {
 
+// Options with these topics and datasources (lookback 60 of at most 1440).
+CatalogOptions Options(std::vector<std::string> topics, std::vector<std::string> datasources,
+                       bool english) {
+  CatalogOptions options;
+  options.logs = {std::move(topics), 60, 1440};
+  options.mysql.datasources = std::move(datasources);
+  options.english = english;
+  return options;
+}
+
 ToolCatalog Catalog(bool english = false) {
-  return ToolCatalog({{{"gateway", "order-service"}, 60, 1440}, {{"orders"}}, english});
+  return ToolCatalog(Options({"gateway", "order-service"}, {"orders"}, english));
 }
 
 // Walks a schema: every object schema is closed and fully typed.
@@ -96,7 +107,8 @@ TEST(ToolCatalog, OffersQueryMetricsOnlyWhereItIsConfigured) {
   auto without = Catalog();
   EXPECT_FALSE(without.ParseInput(metrics::kQueryMetrics, {{"query", "up"}}))
       << "not offered, not accepted";
-  CatalogOptions options{{{"gateway"}, 60, 1440}, {{"orders"}}, true, metrics::MetricsRules{}};
+  CatalogOptions options = Options({"gateway"}, {"orders"}, true);
+  options.metrics = metrics::MetricsRules{};
   ToolCatalog with(options);
   const auto& definitions = *with.Definitions();
   ASSERT_EQ(definitions.size(), 4u);
@@ -182,7 +194,7 @@ TEST(ToolCatalog, QueryOfFiveHundredCharactersIsAcceptedAndOneMoreIsTooLong) {
 }
 
 TEST(ToolCatalog, UnknownTopicsArePlainNamesWhenTopicsAreNotKnown) {
-  ToolCatalog catalog({{{}, 60, 1440}, {}, false});
+  ToolCatalog catalog(Options({}, {}, false));
   EXPECT_TRUE(catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", "any-topic.v2"}, {"query", ""}}));
   for (const char* bad : {"../secrets", "a/b", ".hidden", "x y"}) {
     auto parsed = catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", bad}, {"query", ""}});
@@ -232,10 +244,11 @@ TEST(ToolCatalog, TopicsListedAgainAreOfferedAndAcceptedOnceTheIntervalHasPassed
   ManualClock clock;
   std::vector<std::string> on_disk{"gateway", "order-service"};
   int listings = 0;
-  ToolCatalog catalog({{on_disk, 60, 1440}, {{"orders"}}, true},
-                      {[&] {
+  ToolCatalog catalog(Options(on_disk, {"orders"}, true),
+                      {[&](CatalogOptions& options) {
                          ++listings;
-                         return on_disk;
+                         options.logs.topics = on_disk;  // a backend lists them sorted
+                         std::sort(options.logs.topics.begin(), options.logs.topics.end());
                        },
                        &clock, std::chrono::milliseconds(5000)});
   auto before = catalog.Definitions();
@@ -268,10 +281,10 @@ TEST(ToolCatalog, ConcurrentRunsSeeWholeSnapshotsWhileTheTopicsChange) {
   ManualClock clock;
   std::mutex disk_mu;
   std::vector<std::string> on_disk{"gateway"};
-  ToolCatalog catalog({{on_disk, 60, 1440}, {{"orders"}}, true},
-                      {[&] {
+  ToolCatalog catalog(Options(on_disk, {"orders"}, true),
+                      {[&](CatalogOptions& options) {
                          std::lock_guard lock(disk_mu);
-                         return on_disk;
+                         options.logs.topics = on_disk;
                        },
                        &clock, std::chrono::milliseconds(1)});
   std::atomic<int> inconsistent{0};
@@ -299,7 +312,7 @@ TEST(ToolCatalog, ConcurrentRunsSeeWholeSnapshotsWhileTheTopicsChange) {
   EXPECT_EQ(inconsistent.load(), 0);
 }
 
-TEST(ToolCatalog, WithoutATopicSourceTheTopicsAreFixed) {
+TEST(ToolCatalog, WithoutARefreshTheTopicsAreFixed) {
   ToolCatalog catalog = Catalog(true);
   EXPECT_EQ(OfferedTopics(catalog), (std::vector<std::string>{"gateway", "order-service"}));
   EXPECT_FALSE(AcceptsTopic(catalog, "billing"));

@@ -55,7 +55,9 @@ TEST(LogsScope, TimeBoundsArePartOfTheScopeAsTheInstantsTheyName) {
 }
 
 TEST(LogsScope, OmittedLookbackEqualsDefaultAndAboveMaximumEqualsMaximum) {
-  ToolCatalog catalog({{{"gateway"}, 60, 1440}, {}, false});
+  CatalogOptions options;
+  options.logs.topics = {"gateway"};
+  ToolCatalog catalog(options);
   auto omitted = catalog.ParseInput(tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}});
   auto explicit60 = catalog.ParseInput(
       tools::logs::kQueryLogs, {{"topic", "gateway"}, {"query", "x"}, {"lookback_minutes", 60}});

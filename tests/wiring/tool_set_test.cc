@@ -67,7 +67,7 @@ TEST_F(ToolSetTest, ALogTopicAddedWhileRunningIsOfferedAndQueriedWithoutARestart
   auto offered_at_start = (*set)->catalog->Definitions();
 
   std::filesystem::copy_file(config_.tools.logs.path / "gateway.log", logs / "billing.log");
-  clock.Advance(kTopicListingInterval);
+  clock.Advance(kCatalogRefreshInterval);
   const auto& definitions = *(*set)->catalog->Definitions();
   EXPECT_NE(definitions[1].parameters_schema.find(R"("enum":["billing","gateway"])"),
             std::string::npos)

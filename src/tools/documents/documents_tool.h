@@ -52,6 +52,14 @@ struct SearchDocuments {
   static const char* Label(bool english) { return english ? "document search" : "文档检索"; }
   static void EncodeResult(const Result& result, ByteWriter& w);
   static Result DecodeResult(ByteReader& r);
+  // Its rules and bounds from its config section (NAME_settings.cc).
+  static void ConfigureCatalog(const config::ToolsConfig& tools, CatalogOptions& catalog);
+  static void ConfigureBoundary(const config::ToolsConfig& tools, BoundaryOptions& boundary);
+  // The backend (NAME_backend.cc, in the backend library).
+  static diagd::Result<OpenedBackend> OpenBackend(const BackendContext& context);
+  // `diagd check` (NAME_check.cc, in the backend library).
+  static std::vector<CheckRow> Check(const CheckContext& context);
+  static std::span<const AdviceEntry> Advice();
 };
 
 }  // namespace diagd::tools::documents

@@ -12,6 +12,17 @@ namespace diagd::tools {
 
 namespace documents {
 inline constexpr ToolName kSearchDocuments{"search_documents"};
+
+// Its bounds on a result, as a part of ResultLimits (tool_face.h).
+struct DocumentsLimits {
+  std::size_t max_evidence = 5;
+  std::size_t max_excerpt_chars = 600;
+  bool operator==(const DocumentsLimits&) const = default;
+};
+// Its part of CatalogOptions: none, its description names no rule.
+struct DocumentsCatalog {
+  bool operator==(const DocumentsCatalog&) const = default;
+};
 }  // namespace documents
 
 struct DocumentsRequest {

@@ -17,6 +17,18 @@ struct LogsRules {
   std::vector<std::string> topics;  // the known topics; empty when not known
   int default_lookback_minutes = 60;
   int max_lookback_minutes = 1440;
+  bool operator==(const LogsRules&) const = default;
+};
+// Its part of CatalogOptions (catalog_options.h).
+struct LogsCatalog {
+  LogsRules logs;
+  bool operator==(const LogsCatalog&) const = default;
+};
+// Its bounds on a result, as a part of ResultLimits (tool_face.h).
+struct LogsLimits {
+  std::size_t max_events = 30;
+  std::size_t max_message_chars = 2000;
+  bool operator==(const LogsLimits&) const = default;
 };
 }  // namespace logs
 

@@ -6,12 +6,16 @@
 #include <cstddef>
 #include <string>
 
+#include "tools/metrics/metrics_section.h"
 #include "tools/metrics/metrics_types.h"
 #include "tools/tool_face.h"
 
 namespace diagd::tools::metrics {
 
 inline constexpr std::size_t kMaxQueryChars = 2000;
+
+// What the backend is opened with, from [tools.metrics].
+MetricsSettings SettingsFrom(const MetricsToolConfig& config);
 
 // `query` is 1..kMaxQueryChars code points, not blank. A missing lookback
 // takes the default; one above the maximum is clamped to it; one below 1 is
@@ -74,6 +78,14 @@ struct QueryMetrics {
   static const char* Label(bool english) { return english ? "metrics query" : "指标查询"; }
   static void EncodeResult(const Result& result, ByteWriter& w);
   static Result DecodeResult(ByteReader& r);
+  // Its rules and bounds from its config section (NAME_settings.cc).
+  static void ConfigureCatalog(const config::ToolsConfig& tools, CatalogOptions& catalog);
+  static void ConfigureBoundary(const config::ToolsConfig& tools, BoundaryOptions& boundary);
+  // The backend (NAME_backend.cc, in the backend library).
+  static diagd::Result<OpenedBackend> OpenBackend(const BackendContext& context);
+  // `diagd check` (NAME_check.cc, in the backend library).
+  static std::vector<CheckRow> Check(const CheckContext& context);
+  static std::span<const AdviceEntry> Advice();
 };
 
 }  // namespace diagd::tools::metrics

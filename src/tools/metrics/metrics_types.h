@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,19 @@ struct MetricsRules {
   int max_lookback_minutes = 1440;
   std::size_t max_series = 10;
   std::size_t max_points = 60;  // per series
+  bool operator==(const MetricsRules&) const = default;
+};
+// Its part of CatalogOptions (catalog_options.h): set where [tools.metrics]
+// is configured, and the tool is offered only then.
+struct MetricsCatalog {
+  std::optional<MetricsRules> metrics;
+  bool operator==(const MetricsCatalog&) const = default;
+};
+// Its bounds on a result, as a part of ResultLimits (tool_face.h).
+struct MetricsLimits {
+  std::size_t max_series = 10;
+  std::size_t max_points = 60;  // per series
+  bool operator==(const MetricsLimits&) const = default;
 };
 
 // What `[tools.metrics]` holds.

@@ -24,6 +24,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "tools/metrics/metrics_section.h"
 #include "tools/metrics/metrics_types.h"
 #include "tools/tool_adapter.h"
 
@@ -40,10 +41,6 @@ struct MetricsOutput {
 struct MetricsCensus {
   std::size_t names = 0;  // metric names served over the range
 };
-
-// The longest lookback a configuration may allow: ten years, whose seconds
-// still fit an int.
-inline constexpr int kMaxLookbackMinutes = 10 * 365 * 24 * 60;
 
 // `url` present and http(s); lookbacks, series, points and timeout at least
 // 1; the default lookback within the maximum, the maximum within

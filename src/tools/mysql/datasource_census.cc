@@ -50,7 +50,7 @@ std::string Unreachable(const DatasourceLocation& location, const AdapterFailure
 
 }  // namespace
 
-DatasourceCensus CensusDatasource(ToolAdapter& adapter, const config::DatasourceConfig& config,
+DatasourceCensus CensusDatasource(ToolAdapter& adapter, const tools::mysql::DatasourceConfig& config,
                                   MonoTime deadline) {
   DatasourceCensus census;
   auto location = ParseDatasourceUrl(config.url);

@@ -38,7 +38,7 @@ struct DatasourceCensus {
 // `adapter` answers query_mysql (MysqlAdapter); `config` must be one of the
 // datasources it was opened with. Gives up by `deadline` or the
 // datasource's own timeout_ms, whichever is first.
-DatasourceCensus CensusDatasource(ToolAdapter& adapter, const config::DatasourceConfig& config,
+DatasourceCensus CensusDatasource(ToolAdapter& adapter, const tools::mysql::DatasourceConfig& config,
                                   MonoTime deadline);
 
 }  // namespace diagd::tools::mysql

@@ -47,9 +47,9 @@ MysqlAdapter::MysqlAdapter(std::vector<Source> sources, MysqlAdapterOptions opti
 MysqlAdapter::~MysqlAdapter() = default;
 
 Result<std::unique_ptr<MysqlAdapter>> MysqlAdapter::Open(
-    const std::vector<config::DatasourceConfig>& datasources, MysqlAdapterOptions options) {
+    const std::vector<tools::mysql::DatasourceConfig>& datasources, MysqlAdapterOptions options) {
   std::vector<Source> sources;
-  for (const config::DatasourceConfig& config : datasources) {
+  for (const tools::mysql::DatasourceConfig& config : datasources) {
     std::string where = "tools.mysql.datasources." + config.name;
     if (config.name.empty() || config.max_rows < 1 || config.max_cell_chars < 1 ||
         config.timeout_ms < 1) {

@@ -47,7 +47,7 @@ class MysqlAdapter final : public ToolAdapter {
   // datasource answers TOOL_UNAVAILABLE when queried). An error names the
   // datasource, never its url (which may hold a password).
   static Result<std::unique_ptr<MysqlAdapter>> Open(
-      const std::vector<config::DatasourceConfig>& datasources, MysqlAdapterOptions options = {});
+      const std::vector<tools::mysql::DatasourceConfig>& datasources, MysqlAdapterOptions options = {});
   ~MysqlAdapter() override;
   MysqlAdapter(const MysqlAdapter&) = delete;
   MysqlAdapter& operator=(const MysqlAdapter&) = delete;
@@ -61,7 +61,7 @@ class MysqlAdapter final : public ToolAdapter {
                                                   const std::stop_token& cancel) override;
 
   struct Source {
-    config::DatasourceConfig config;
+    tools::mysql::DatasourceConfig config;
     std::unique_ptr<Datasource> datasource;
   };
   MysqlAdapter(std::vector<Source> sources, MysqlAdapterOptions options);

@@ -65,6 +65,14 @@ struct QueryMysql {
   static const char* Label(bool english) { return english ? "database query" : "数据库查询"; }
   static void EncodeResult(const Result& result, ByteWriter& w);
   static Result DecodeResult(ByteReader& r);
+  // Its rules and bounds from its config section (NAME_settings.cc).
+  static void ConfigureCatalog(const config::ToolsConfig& tools, CatalogOptions& catalog);
+  static void ConfigureBoundary(const config::ToolsConfig& tools, BoundaryOptions& boundary);
+  // The backend (NAME_backend.cc, in the backend library).
+  static diagd::Result<OpenedBackend> OpenBackend(const BackendContext& context);
+  // `diagd check` (NAME_check.cc, in the backend library).
+  static std::vector<CheckRow> Check(const CheckContext& context);
+  static std::span<const AdviceEntry> Advice();
 };
 
 }  // namespace diagd::tools::mysql

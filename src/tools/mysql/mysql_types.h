@@ -24,6 +24,19 @@ struct MysqlRules {
   // description names it, so that a model writes that dialect (SQLite has
   // no information_schema) instead of learning it from an error.
   std::vector<std::string> dialects;
+  bool operator==(const MysqlRules&) const = default;
+};
+// Its part of CatalogOptions (catalog_options.h).
+struct MysqlCatalog {
+  MysqlRules mysql;
+  bool operator==(const MysqlCatalog&) const = default;
+};
+// Its bounds on a result, as a part of ResultLimits (tool_face.h); each
+// datasource's own (smaller) bounds are its backend's.
+struct MysqlLimits {
+  std::size_t max_rows = 30;
+  std::size_t max_cell_chars = 1000;
+  bool operator==(const MysqlLimits&) const = default;
 };
 
 // A cell as text, in the digits the observation's JSON shows; nothing for NULL.

@@ -68,18 +68,12 @@ class ScriptedAdapter final : public ToolAdapter {
               r.rows.push_back({std::string("TIMEOUT"), std::int64_t{42}});
               return AdapterOutput{r, "{\"rows\":1}"};
             },
-            [](const metrics::MetricsRequest& q) -> AdapterAnswer {
-              metrics::MetricsResult r;
-              r.query = q.query;
-              r.lookback_minutes = q.lookback_minutes;
-              r.step_seconds = q.step_seconds;
-              r.series.push_back(
-                  {{{"__name__", "hikaricp_connections_active"}, {"service", "order-service"}},
-                   "hikaricp_connections_active{service=\"order-service\"}: first 2 at "
-                   "2026-11-29T09:30:00Z, last 20 at 2026-11-29T10:30:00Z, min 2, max 20, largest "
-                   "change +12 at 2026-11-29T10:02:00Z (" + q.query + ")",
-                   {{"2026-11-29T10:01:00Z", 2}, {"2026-11-29T10:02:00Z", 14}}});
-              return AdapterOutput{r, "{\"status\":\"success\"}"};
+            // Any other tool: its empty result, bound to the request.
+            [](const auto& q) -> AdapterAnswer {
+              using Face = FaceFor<decltype(q)>;
+              typename Face::Result r;
+              Face::Bind(r, q);
+              return AdapterOutput{r, "{}"};
             },
         },
         request);

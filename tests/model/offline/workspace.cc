@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <variant>
 
 #include "core/text.h"
@@ -62,7 +63,10 @@ Workspace::Workspace(const std::filesystem::path& config_file) {
   logs_ = std::move(*logs);
   mysql_ = std::move(*mysql);
   topics_ = logs_->ListTopics();
-  catalog_ = std::make_unique<tools::ToolCatalog>(tools::CatalogOptionsFrom(config_, topics_));
+  tools::CatalogOptions options = tools::CatalogOptionsFrom(config_);
+  options.logs.topics = topics_;  // what the logs backend's refresh would set
+  std::sort(options.logs.topics.begin(), options.logs.topics.end());
+  catalog_ = std::make_unique<tools::ToolCatalog>(std::move(options));
   boundary_ = std::make_unique<tools::ToolBoundary>(
       std::map<tools::ToolName, tools::ToolAdapter*>{
           {tools::documents::kSearchDocuments, documents_.get()},

@@ -38,8 +38,8 @@ const char* const kByName =
     "JOIN Invoice i ON i.CustomerId = c.CustomerId WHERE c.LastName = ? "
     "GROUP BY c.CustomerId, c.FirstName, c.LastName, c.City";
 
-config::DatasourceConfig Source(std::string name, std::string url) {
-  config::DatasourceConfig config;
+tools::mysql::DatasourceConfig Source(std::string name, std::string url) {
+  tools::mysql::DatasourceConfig config;
   config.name = std::move(name);
   config.url = std::move(url);
   config.max_rows = 30;

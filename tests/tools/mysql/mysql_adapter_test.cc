@@ -20,9 +20,9 @@ using Row = std::vector<SqlValue>;
 
 MonoTime In(std::chrono::milliseconds ms) { return std::chrono::steady_clock::now() + ms; }
 
-config::DatasourceConfig Source(std::string name, std::string url, int max_rows = 30,
+tools::mysql::DatasourceConfig Source(std::string name, std::string url, int max_rows = 30,
                                 int timeout_ms = 3000, int max_cell_chars = 1000) {
-  config::DatasourceConfig config;
+  tools::mysql::DatasourceConfig config;
   config.name = std::move(name);
   config.url = std::move(url);
   config.max_rows = max_rows;
@@ -43,7 +43,7 @@ class MysqlAdapterTest : public ::testing::Test {
     sqlite_url_ = "sqlite:" + file->string();
   }
 
-  std::unique_ptr<MysqlAdapter> Open(std::vector<config::DatasourceConfig> sources,
+  std::unique_ptr<MysqlAdapter> Open(std::vector<tools::mysql::DatasourceConfig> sources,
                                      MysqlAdapterOptions options = {}) {
     auto adapter = MysqlAdapter::Open(sources, options);
     EXPECT_TRUE(adapter) << adapter.error().message;
