@@ -28,6 +28,7 @@
 #include "server/test_client.h"
 #include "testing/child_process.h"
 #include "testing/free_port.h"
+#include "testing/prometheus_server.h"
 #include "testing/proc_status.h"
 #include "testing/scripted_diagnosis.h"
 #include "wiring/run_store.h"
@@ -40,7 +41,10 @@ using diagd::testing::kScriptedDiagnosisQuote;
 using diagd::testing::FreeLoopbackPort;
 using diagd::testing::ProcStatus;
 using diagd::testing::ScriptedDiagnosis;
+using diagd::testing::ScriptedAnswer;
 using diagd::testing::ScriptedModelServer;
+using diagd::testing::ScriptedReply;
+using diagd::testing::ScriptedToolCalls;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -48,6 +52,8 @@ using std::chrono::seconds;
 constexpr const char* kQuestion = "payment-service 的支付为什么失败？ question-marker-7f3a";
 constexpr const char* kMarker = "question-marker-7f3a";
 const Headers kJsonBody = {{"Content-Type", "application/json"}};
+// The configuration's `now` (2026-11-29T10:30:00Z) in Unix seconds.
+constexpr std::int64_t kNowSeconds = 1795948200;
 
 std::string DiagnosisChat() {
   boost::json::object chat{{"message", kQuestion}, {"route", "diagnosis"}};
@@ -633,6 +639,126 @@ TEST_F(ServeBinary, LogsOneLinePerRunWithoutPayloads) {
   EXPECT_EQ(log.find(kMarker), std::string::npos) << "the question was logged:\n" << log;
   EXPECT_EQ(log.find(kScriptedDiagnosisQuote), std::string::npos) << "evidence was logged:\n"
                                                                   << log;
+}
+
+// Hostile PromQL from many concurrent runs against a real Prometheus,
+// through the binary: each call ends as a bounded result or a tool ERROR,
+// each run finishes and is stored, and the server stays up. The scripted
+// model server (it plays a script; it is no model) has each run call
+// query_metrics once with the query its question names, then cite a quote
+// no result holds (so the run releases the fallback).
+class HostilePromql {
+ public:
+  static std::vector<std::string> Inputs() {
+    std::string long_query = "hikaricp_connections_active";
+    while (long_query.size() + 31 <= 2000) long_query += " or hikaricp_connections_active";
+    auto input = [](const std::string& query, int lookback) {
+      boost::json::object in{{"query", query}};
+      if (lookback > 0) in["lookback_minutes"] = lookback;
+      return boost::json::serialize(boost::json::object{{"input", in}});
+    };
+    auto wide_input = [](int step_seconds) {
+      boost::json::object in{{"query", "wide"}, {"lookback_minutes", 10}, {"step_seconds", step_seconds}};
+      return boost::json::serialize(boost::json::object{{"input", in}});
+    };
+    return {
+        input(long_query, 0),                                      // 0: ~2000 characters
+        input("rate(hikaricp_connections_active[5m]", 0),          // 1: a syntax error
+        wide_input(60),                                            // 2: 3000 series
+        input("hikaricp_connections_active", 365 * 24 * 60),       // 3: a year
+        input("max_over_time(rate(hikaricp_connections_active[1m])[100d:1s])", 0),  // 4: a bomb
+        wide_input(10),  // 5: 3000 series of 61 points: more than a result may be
+    };
+  }
+
+  static ScriptedModelServer::Responder Responder() {
+    std::vector<std::string> inputs = Inputs();
+    return [inputs](const ScriptedModelServer::RecordedRequest& request) -> ScriptedReply {
+      auto component = request.headers.find("x-diagd-component");
+      std::string name = component == request.headers.end() ? "" : component->second;
+      if (name == "ROUTER") return {ScriptedAnswer{R"({"route":"DIAGNOSIS"})"}, {}};
+      if (name == "SEMANTIC_GUARD") return {ScriptedAnswer{R"({"verdict":"SUPPORTED"})"}, {}};
+      if (request.body.find(R"("role":"tool")") == std::string::npos) {
+        auto at = request.body.find("hostile-");
+        std::size_t which = at == std::string::npos ? 0 : request.body[at + 8] - '0';
+        return {ScriptedToolCalls{{{"call_1", "query_metrics", inputs.at(which), false}}}, {}};
+      }
+      return {ScriptedAnswer{R"({"conclusion":{"root_cause":"连接池被占满","confidence":"LOW",)"
+                             R"("evidence":[{"tool_call_id":"call_1","quote":"no such words"}]}})"},
+              {}};
+    };
+  }
+};
+
+TEST_F(ServeBinary, HostilePromqlFromConcurrentRunsGetsBoundedToolResultsAndTheServerStaysUp) {
+  auto demo = diagd::testing::DemoMetrics();
+  ASSERT_TRUE(demo) << demo.error().ToString();
+  std::string recording = demo->substr(0, demo->rfind("# EOF")) +
+                          diagd::testing::WideRecording("wide", 3000, 10, kNowSeconds);
+  DIAGD_START_PROMETHEUS(prometheus, {.openmetrics = recording});
+  ScriptedModelServer model(HostilePromql::Responder());
+  ASSERT_TRUE(StartServe(model.BaseUrl(), /*grace_seconds=*/10,
+                         "[tools.metrics]\nurl = \"" + prometheus->url() + "\"\n"));
+
+  const std::size_t kKinds = HostilePromql::Inputs().size();
+  constexpr int kRounds = 3;
+  std::vector<HttpReply> replies(kKinds * kRounds);
+  std::vector<std::thread> clients;
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    clients.emplace_back([&, i] {
+      boost::json::object chat{
+          {"message", "payment-service 连接池为什么耗尽？ hostile-" + std::to_string(i % kKinds)},
+          {"route", "diagnosis"}};
+      replies[i] = Request(port_, "POST", "/api/v1/chat", kJsonBody, boost::json::serialize(chat));
+    });
+  }
+  for (auto& client : clients) client.join();
+
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    ASSERT_EQ(replies[i].status, 200) << replies[i].body;
+    auto result = boost::json::parse(replies[i].body).as_object();
+    EXPECT_EQ(result.at("release_outcome"), "FALLBACK") << replies[i].body;
+    auto record = RunRecord(std::string(result.at("run_id").as_string()));
+    const boost::json::object* completed = nullptr;
+    for (const auto& event : record.at("trace").as_array()) {
+      if (event.at("type") == "TOOL_CALL_COMPLETED") completed = &event.at("fields").as_object();
+    }
+    ASSERT_NE(completed, nullptr) << "hostile-" << i % kKinds << ": no tool call completed";
+    EXPECT_EQ(completed->at("tool"), "query_metrics");
+    const auto& status = completed->at("evidence_status");
+    switch (i % kKinds) {
+      case 1:  // Prometheus refuses it: a tool ERROR the model could repair
+        EXPECT_EQ(status, "ERROR") << *completed;
+        break;
+      case 2:  // 3000 series matched, a bounded few kept
+        EXPECT_EQ(completed->at("returned_count"), 3000) << *completed;
+        EXPECT_EQ(completed->at("truncated"), true) << *completed;
+        break;
+      case 5:  // Prometheus's answer is over 4 MiB: refused, the model told to narrow it
+        EXPECT_EQ(status, "ERROR") << *completed;
+        break;
+      case 3:  // a year is clamped to the maximum lookback
+        EXPECT_NE(std::string(completed->at("scope_summary").as_string()).find("1440"),
+                  std::string::npos)
+            << *completed;
+        break;
+      default:  // answered (or refused) within bounds
+        EXPECT_TRUE(status == "EVIDENCE_FOUND" || status == "NO_EVIDENCE" || status == "ERROR")
+            << *completed;
+    }
+  }
+  // What the model was told of the refused queries: Prometheus's own words,
+  // and that the answer was too large.
+  std::string told;
+  for (const auto& request : model.Requests()) told += request.body;
+  EXPECT_NE(told.find("QUERY_FAILED"), std::string::npos);
+  EXPECT_NE(told.find("parse error"), std::string::npos);
+  EXPECT_NE(told.find("the result is too large: narrow the query"), std::string::npos);
+  EXPECT_EQ(Request(port_, "GET", "/healthz").status, 200);
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  auto exit_status = WaitServeExit(seconds(20));
+  ASSERT_TRUE(exit_status.has_value()) << Log();
+  EXPECT_EQ(*exit_status, 0) << Log();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -203,6 +204,20 @@ PrometheusServer::~PrometheusServer() {
 std::string PrometheusServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 std::string PrometheusServer::Log() const { return ReadWholeFile(dir_ / "prometheus.out"); }
+
+std::string WideRecording(const std::string& name, int count, int minutes,
+                          std::int64_t end_seconds) {
+  std::string text = "# TYPE " + name + " gauge\n";
+  char line[128];
+  for (int i = 0; i < count; ++i) {
+    for (int m = minutes; m >= 0; --m) {
+      std::snprintf(line, sizeof(line), "%s{i=\"%04d\"} %d.123456789 %lld\n", name.c_str(), i, i,
+                    static_cast<long long>(end_seconds - m * 60));
+      text += line;
+    }
+  }
+  return text + "# EOF\n";
+}
 
 Result<std::string> DemoMetrics() {
   std::filesystem::path file =

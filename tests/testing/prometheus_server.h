@@ -85,6 +85,12 @@ class PrometheusServer {
 // source tree (the incident of examples/demo/GROUND_TRUTH.md).
 Result<std::string> DemoMetrics();
 
+// `count` series of the gauge `name` (labels i="0000", i="0001"...), one
+// sample a minute over the `minutes` before `end_seconds` (Unix time), as
+// OpenMetrics; values with many digits, so a large answer is large.
+std::string WideRecording(const std::string& name, int count, int minutes,
+                          std::int64_t end_seconds);
+
 }  // namespace diagd::testing
 
 // Declares `std::unique_ptr<::diagd::testing::PrometheusServer> var`, a

@@ -20,6 +20,7 @@ namespace diagd::tools::metrics {
 namespace {
 
 using diagd::testing::PrometheusServerOptions;
+using diagd::testing::WideRecording;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -84,21 +85,6 @@ std::vector<Sample> AtSteps(const std::map<std::int64_t, double>& samples, std::
   return out;
 }
 
-// `count` series of `name` with label i="0000"..., a sample a minute over
-// the last `minutes` minutes before kEnd; values with many digits, so an
-// answer is large.
-std::string WideRecording(const std::string& name, int count, int minutes) {
-  std::string text = "# TYPE " + name + " gauge\n";
-  char line[128];
-  for (int i = 0; i < count; ++i) {
-    for (int m = minutes; m >= 0; --m) {
-      std::snprintf(line, sizeof(line), "%s{i=\"%04d\"} %d.123456789 %lld\n", name.c_str(), i, i,
-                    static_cast<long long>(kEnd - m * 60));
-      text += line;
-    }
-  }
-  return text + "# EOF\n";
-}
 
 TEST_F(RealPrometheusTest, TheDemoPoolSeriesSummaryIsWhatTheRecordingSays) {
   auto demo = diagd::testing::DemoMetrics();
@@ -163,7 +149,7 @@ TEST_F(RealPrometheusTest, APromqlErrorIsQueryFailedInPrometheussWords) {
 }
 
 TEST_F(RealPrometheusTest, ThousandsOfSeriesGiveABoundedResultThatSaysHowManyMatched) {
-  DIAGD_START_PROMETHEUS(server, {.openmetrics = WideRecording("wide", 3000, 10)});
+  DIAGD_START_PROMETHEUS(server, {.openmetrics = WideRecording("wide", 3000, 10, kEnd)});
   auto out = Run(Client(server->url()),
                  Request(R"j({"query": "wide", "lookback_minutes": 10, "step_seconds": 60})j"));
   ASSERT_TRUE(out) << out.error().message << "\n" << server->Log();
@@ -182,7 +168,7 @@ TEST_F(RealPrometheusTest, ThousandsOfSeriesGiveABoundedResultThatSaysHowManyMat
 }
 
 TEST_F(RealPrometheusTest, AnAnswerTooLargeToReadAsksForANarrowerQuery) {
-  DIAGD_START_PROMETHEUS(server, {.openmetrics = WideRecording("wide", 3000, 10)});
+  DIAGD_START_PROMETHEUS(server, {.openmetrics = WideRecording("wide", 3000, 10, kEnd)});
   MetricsRequest request = Request(R"j({"query": "wide", "lookback_minutes": 10})j");
   ASSERT_EQ(request.step_seconds, 10);  // 60 points a series: some 5 MB in all
   auto out = Run(Client(server->url()), request);
