@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,25 +16,24 @@
 namespace diagd::eval {
 namespace {
 
+// Every file and folder of `incident`'s workspace, as its tools' sections
+// name them.
+std::vector<tools::LocalPath> WorkspacePaths(const config::Incident& incident) {
+  std::vector<tools::LocalPath> paths;
+  tools::RegisteredSections::ForEach([&]<typename Section>(std::type_identity<Section>) {
+    for (auto& path : Section::LocalPaths(incident.config.tools)) paths.push_back(std::move(path));
+  });
+  return paths;
+}
+
 // Why `incident` cannot run here: a folder or file of its workspace that
 // does not exist; empty when all are there.
 std::string MissingWorkspace(const config::Incident& incident) {
   std::error_code error;
-  const config::ToolsConfig& tools = incident.config.tools;
-  if (!std::filesystem::is_directory(tools.documents.path, error) &&
-      tools.documents.backend == tools::documents::DocumentsToolConfig::Backend::kLocal) {
-    return "the documents folder " + tools.documents.path.string() + " does not exist";
-  }
-  if (!std::filesystem::is_directory(tools.logs.path, error)) {
-    return "the logs folder " + tools.logs.path.string() + " does not exist";
-  }
-  constexpr std::string_view kSqlite = "sqlite:";
-  for (const auto& source : tools.datasources) {
-    if (source.url.rfind(kSqlite, 0) != 0) continue;
-    std::filesystem::path file = source.url.substr(kSqlite.size());
-    if (!std::filesystem::is_regular_file(file, error)) {
-      return "the database " + file.string() + " of datasource " + source.name + " does not exist";
-    }
+  for (const tools::LocalPath& local : WorkspacePaths(incident)) {
+    bool there = local.folder ? std::filesystem::is_directory(local.path, error)
+                              : std::filesystem::is_regular_file(local.path, error);
+    if (!there) return local.key + " " + local.path.string() + " does not exist";
   }
   return {};
 }
@@ -65,21 +65,9 @@ std::string PathOutside(const config::Incident& incident, const std::vector<fs::
     return std::none_of(allowed.begin(), allowed.end(),
                         [&](const fs::path& folder) { return IsWithin(resolved, folder); });
   };
-  const config::ToolsConfig& tools = incident.config.tools;
-  std::vector<std::pair<std::string, fs::path>> paths;
-  if (tools.documents.backend == tools::documents::DocumentsToolConfig::Backend::kLocal) {
-    paths.emplace_back("[tools.documents] path", tools.documents.path);
-  }
-  paths.emplace_back("[tools.logs] path", tools.logs.path);
-  constexpr std::string_view kSqlite = "sqlite:";
-  for (const auto& source : tools.datasources) {
-    if (source.url.rfind(kSqlite, 0) != 0) continue;
-    paths.emplace_back("[tools.mysql.datasources." + source.name + "] url",
-                       source.url.substr(kSqlite.size()));
-  }
-  for (const auto& [key, path] : paths) {
-    if (outside(path)) {
-      return "incident " + incident.name + ": " + key + " " + path.string() +
+  for (const tools::LocalPath& local : WorkspacePaths(incident)) {
+    if (outside(local.path)) {
+      return "incident " + incident.name + ": " + local.key + " " + local.path.string() +
              " is outside the incident's folder (allow a folder of data with --data-root DIR)";
     }
   }

@@ -13,7 +13,9 @@
 
 #include <concepts>
 #include <filesystem>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 namespace diagd::config::internal {
 class TableReader;
@@ -22,6 +24,14 @@ class Problems;
 }  // namespace diagd::config::internal
 
 namespace diagd::tools {
+
+// A file or folder of this machine a tool reads, as its section names it:
+// what `diagd eval` checks an incident's workspace by.
+struct LocalPath {
+  std::string key;  // "[tools.logs] path", "[tools.mysql.datasources.orders] url"
+  std::filesystem::path path;
+  bool folder = true;  // else a file
+};
 
 template <typename T>
 concept ToolSection = requires(config::internal::TableReader& table, T& section,
@@ -43,6 +53,8 @@ concept ToolSection = requires(config::internal::TableReader& table, T& section,
   { T::ResolvePaths(base, section) } -> std::same_as<void>;
   // The rules that relate two keys, judged on the finished configuration.
   { T::CheckRules(const_section, at, problems) } -> std::same_as<void>;
+  // The files and folders of this machine it reads (none for a remote backend).
+  { T::LocalPaths(const_section) } -> std::same_as<std::vector<LocalPath>>;
 };
 
 // Holds every part as a base, so each one's members are members of the whole.

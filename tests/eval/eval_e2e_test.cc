@@ -340,7 +340,7 @@ TEST_F(EvalTest, AnIncidentWhoseWorkspaceIsAbsentIsSkippedAndNamed) {
   EXPECT_EQ(skipped[0].at("name"), "absent");
   EXPECT_THAT(std::string(skipped[0].at("reason").as_string()),
               HasSubstr("no-such-data/logs does not exist"));
-  EXPECT_THAT(run.err, HasSubstr("skipped absent: the logs folder"));
+  EXPECT_THAT(run.err, HasSubstr("skipped absent: [tools.logs] path"));
 
   auto only_absent = Eval({(dir_ / "suite").string(), "--config", team, "--only", "absent",
                            "--data-root", dir_.string()});

@@ -26,6 +26,11 @@ void DocumentsSection::ResolvePaths(const std::filesystem::path& base, Documents
   out.documents.cache_path = ResolvePath(base, out.documents.cache_path);
 }
 
+std::vector<LocalPath> DocumentsSection::LocalPaths(const DocumentsSection& section) {
+  if (section.documents.backend != DocumentsToolConfig::Backend::kLocal) return {};
+  return {{"[tools.documents] path", section.documents.path, true}};
+}
+
 void DocumentsSection::CheckRules(const DocumentsSection& section, const KeyLocations& at,
                                   Problems& problems) {
   const DocumentsToolConfig& documents = section.documents;

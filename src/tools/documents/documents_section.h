@@ -33,6 +33,7 @@ struct DocumentsSection {
 
   static void Read(config::internal::TableReader& table, DocumentsSection& out);
   static void ResolvePaths(const std::filesystem::path& base, DocumentsSection& out);
+  static std::vector<LocalPath> LocalPaths(const DocumentsSection& section);
   // The http backend requires a url.
   static void CheckRules(const DocumentsSection& section, const config::internal::KeyLocations& at,
                          config::internal::Problems& problems);

@@ -59,6 +59,10 @@ void LogsSection::ResolvePaths(const std::filesystem::path& base, LogsSection& o
   out.logs.path = ResolvePath(base, out.logs.path);
 }
 
+std::vector<LocalPath> LogsSection::LocalPaths(const LogsSection& section) {
+  return {{"[tools.logs] path", section.logs.path, true}};
+}
+
 void LogsSection::CheckRules(const LogsSection& section, const KeyLocations& at,
                              Problems& problems) {
   CheckLookback("tools.logs", section.logs.default_lookback_minutes,

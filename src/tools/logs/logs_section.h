@@ -42,6 +42,7 @@ struct LogsSection {
 
   static void Read(config::internal::TableReader& table, LogsSection& out);
   static void ResolvePaths(const std::filesystem::path& base, LogsSection& out);
+  static std::vector<LocalPath> LocalPaths(const LogsSection& section);
   // The default lookback within the maximum.
   static void CheckRules(const LogsSection& section, const config::internal::KeyLocations& at,
                          config::internal::Problems& problems);

@@ -38,6 +38,7 @@ struct MetricsSection {
 
   static void Read(config::internal::TableReader& table, MetricsSection& out);
   static void ResolvePaths(const std::filesystem::path&, MetricsSection&) {}
+  static std::vector<LocalPath> LocalPaths(const MetricsSection&) { return {}; }
   // url is required; the default lookback within the maximum.
   static void CheckRules(const MetricsSection& section, const config::internal::KeyLocations& at,
                          config::internal::Problems& problems);

@@ -44,4 +44,15 @@ void MysqlSection::ResolvePaths(const std::filesystem::path& base, MysqlSection&
   for (DatasourceConfig& source : out.datasources) source.url = ResolveSqliteUrl(base, source.url);
 }
 
+std::vector<LocalPath> MysqlSection::LocalPaths(const MysqlSection& section) {
+  constexpr std::string_view kSqlite = "sqlite:";
+  std::vector<LocalPath> paths;
+  for (const DatasourceConfig& source : section.datasources) {
+    if (!source.url.starts_with(kSqlite)) continue;  // a server, not a file here
+    paths.push_back({"[tools.mysql.datasources." + source.name + "] url",
+                     source.url.substr(kSqlite.size()), false});
+  }
+  return paths;
+}
+
 }  // namespace diagd::tools::mysql

@@ -33,6 +33,7 @@ struct MysqlSection {
 
   static void Read(config::internal::TableReader& table, MysqlSection& out);
   static void ResolvePaths(const std::filesystem::path& base, MysqlSection& out);
+  static std::vector<LocalPath> LocalPaths(const MysqlSection& section);
   static void CheckRules(const MysqlSection&, const config::internal::KeyLocations&,
                          config::internal::Problems&) {}
 };
